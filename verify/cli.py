@@ -1,0 +1,136 @@
+"""Command-line interface: ``python -m verify COMMAND ...``.
+
+Every user error (bad file, bad entry, impossible size, bad option) ends with one line
+on stderr and exit code 2; the engine's answers go to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from verify.errors import VerifyError
+
+INPUT_HELP = (
+    "matrix file: .json (a list of rows, or an object with key \"W\"), .csv/.txt "
+    "(comma- or whitespace-separated) or .npy. Entries are exact: integers, decimals "
+    "(0.1 is 1/10, also as a JSON number) and fractions p/q. Floats in .npy files are "
+    "taken at their exact binary value (0.1 as a float64 is 3602879701896397/2^55).")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m verify",
+        description="Exact, certificate-producing checks of sign patterns, ranking "
+                    "patterns and the claims built on them.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser(
+        "pattern",
+        help="sign pattern S(M) or ranking pattern R(W) = S(B_n W) of a matrix",
+        description="Enumerate the sign pattern S(M) (cells of the central arrangement "
+                    "with normals the rows of M) or the ranking pattern R(W) = S(B_n W) "
+                    "(the rankings a softmax head W can produce), each cell with an "
+                    "exact rational witness point. Labels are numbered from 0.")
+    p.add_argument("--matrix", required=True, metavar="FILE", help=INPUT_HELP)
+    p.add_argument("--kind", choices=("sign", "ranking"), default="sign",
+                   help="sign: S(M) of the rows; ranking: R(W), labels high to low "
+                        "(default: sign)")
+    p.add_argument("--affine", action="store_true",
+                   help="prepend a column of ones (the point configuration [1 | W])")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object: kind, n, d, count, patterns (sorted, "
+                        "'+' < '-'), witnesses, rankings (ranking only)")
+    p.add_argument("--method", choices=("cocircuits", "graph"), default="cocircuits",
+                   help="cocircuits: topes as compositions of cocircuits (fast); graph: "
+                        "search of the arrangement graph with one exact LP per "
+                        "candidate orthant (default: cocircuits)")
+    p.add_argument("--limit", type=_non_negative_int, default=20, metavar="K",
+                   help="rows shown in the table (0: all; default 20)")
+    p.set_defaults(run=run_pattern)
+    return parser
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0: {text}")
+    return value
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except VerifyError as err:
+        print(f"verify: error: {err}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        print("verify: interrupted", file=sys.stderr)
+        return 130
+
+
+# --- pattern -------------------------------------------------------------------------
+
+def run_pattern(args) -> int:
+    from flint import fmpq
+
+    from verify.arrangement import ranking_pattern, sign_pattern
+    from verify.matrix_io import read_matrix
+    from verify.numbers.rational import format_rational
+
+    rows = read_matrix(args.matrix)
+    n, d = len(rows), len(rows[0])
+    if args.kind == "ranking":
+        result = ranking_pattern(rows, affine=args.affine, method=args.method)
+        cells, warnings = result.cells, result.warnings
+        rankings = result.rankings
+    else:
+        M = [[fmpq(1)] + row for row in rows] if args.affine else rows
+        result = sign_pattern(M, method=args.method)
+        cells, warnings, rankings = result.cells, result.warnings, None
+    for w in warnings:
+        print(f"verify: warning: {w}", file=sys.stderr)
+    witnesses = [[format_rational(a) for a in c.witness] for c in cells]
+    if args.json:
+        out = {"kind": args.kind, "n": n, "d": d, "count": len(cells),
+               "patterns": [c.signs for c in cells], "witnesses": witnesses}
+        if rankings is not None:
+            out["rankings"] = [list(r) for r in rankings]
+        json.dump(out, sys.stdout, separators=(",", ":"))
+        sys.stdout.write("\n")
+        return 0
+    _print_pattern_table(args, result, n, d, cells, witnesses, rankings)
+    return 0
+
+
+def _print_pattern_table(args, result, n, d, cells, witnesses, rankings) -> None:
+    shown = cells if args.limit == 0 else cells[: args.limit]
+    affine = " with a column of ones" if args.affine else ""
+    if rankings is not None:
+        print(f"ranking pattern R(W) of {args.matrix}: {n} labels in dimension {d}{affine}")
+        print(f"{len(cells)} feasible ranking{'s' if len(cells) != 1 else ''} "
+              f"(labels from 0, highest logit first; witness x gives the logits W x)")
+        header, col = "ranking", [" > ".join(map(str, r)) for r in rankings[: len(shown)]]
+    else:
+        sp = result
+        print(f"sign pattern S(M) of {args.matrix}: {n} x {d}{affine}, rank {sp.rank}, "
+              f"{sp.hyperplanes} distinct hyperplane{'s' if sp.hyperplanes != 1 else ''}")
+        print(f"{len(cells)} cell{'s' if len(cells) != 1 else ''} "
+              f"(signs of M z in row order; witness z)")
+        header, col = "signs", [c.signs for c in shown]
+    if not cells:
+        return
+    width = max(len(header), *(len(c) for c in col))
+    print(f"{'#':>6}  {header:<{width}}  witness")
+    for k, (text, w) in enumerate(zip(col, witnesses)):
+        print(f"{k:>6}  {text:<{width}}  ({', '.join(w)})")
+    if len(shown) < len(cells):
+        print(f"  ... {len(cells) - len(shown)} more (--limit 0 shows all; --json gives "
+              f"everything)")

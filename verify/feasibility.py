@@ -1,0 +1,308 @@
+"""Exact feasibility of strict homogeneous systems ``A z > 0``, with evidence.
+
+Gordan's theorem of the alternative (1873): for a real matrix ``A`` exactly one of
+
+* there is ``z`` with ``A z > 0`` (every entry strictly positive), or
+* there is ``y >= 0``, ``y != 0``, with ``y^T A = 0``
+
+holds. For a sign vector ``s`` and a matrix ``M``, the orthant ``s`` is met by the
+column span of ``M`` iff the system with rows ``s_i m_i`` is feasible, so every orthant
+question of the engine is a call to :func:`strict_feasibility` on sign-adjusted rows.
+
+The answer is either a :class:`Witness` (a rational point ``z`` with ``A z > 0``) or a
+:class:`GordanCertificate` (sparse multipliers ``y``). By Carathéodory's theorem a
+certificate needs at most ``rank(A) + 1`` non-zero multipliers; certificates returned
+here are always reduced to such a minimal support.
+
+Small systems are solved by an exact simplex method over Q. For large ones floating
+point *proposes*: scipy's HiGHS solves the LP in double precision, its primal point is
+rounded to a rational point and its dual support is turned into exact multipliers by an
+exact null-space computation. Every answer, proposed or not, is checked in exact
+arithmetic before it is returned; a failed proposal falls back to the exact method.
+
+References
+----------
+P. Gordan, "Ueber die Auflösung linearer Gleichungen mit reellen Coefficienten",
+Math. Ann. 6 (1873). A. Schrijver, *Theory of Linear and Integer Programming*, 1986,
+§7.8 (Gordan, Farkas) and §7.7 (Carathéodory).
+
+Example
+-------
+>>> from flint import fmpq
+>>> strict_feasibility([[1, 0], [0, 1]])  # the open positive quadrant
+Witness(point=(1, 1))
+>>> cert = strict_feasibility([[1, 0], [-1, 0]])
+>>> cert.multipliers
+((0, 1), (1, 1))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import gcd, lcm
+from typing import Sequence, Union
+
+from flint import fmpq, fmpq_mat
+
+from verify.linalg import dot, integer_nullspace, primitive_integer_row, to_fmpq_rows
+
+
+@dataclass(frozen=True)
+class Witness:
+    """A rational point ``z`` with ``A z > 0``."""
+
+    point: tuple
+
+
+@dataclass(frozen=True)
+class GordanCertificate:
+    """Multipliers ``y >= 0``, not all zero, with ``sum_i y_i a_i = 0``.
+
+    ``multipliers`` is the sparse vector as sorted pairs ``(row index, y_i)`` with
+    ``y_i > 0``.
+    """
+
+    multipliers: tuple
+
+
+Evidence = Union[Witness, GordanCertificate]
+
+#: Systems with at most this many rows go straight to the exact simplex method.
+EXACT_SIMPLEX_MAX_ROWS = 100
+
+
+# --- exact checks -------------------------------------------------------------------
+
+def is_witness(rows: Sequence[Sequence], point: Sequence) -> bool:
+    """True iff ``row . point > 0`` for every row, decided exactly."""
+    return all(dot(row, point) > 0 for row in rows)
+
+
+def is_gordan_certificate(rows: Sequence[Sequence], multipliers: Sequence) -> bool:
+    """True iff the sparse multipliers are >= 0, not all zero and combine rows to 0."""
+    if not multipliers or any(y < 0 for _, y in multipliers):
+        return False
+    if all(y == 0 for _, y in multipliers):
+        return False
+    ncols = len(rows[0]) if rows else 0
+    return all(sum((y * rows[i][j] for i, y in multipliers), 0) == 0 for j in range(ncols))
+
+
+# --- the decision procedure ---------------------------------------------------------
+
+def strict_feasibility(rows: Sequence[Sequence]) -> Evidence:
+    """Decide ``A z > 0`` exactly; return a witness point or a Gordan certificate.
+
+    Parameters
+    ----------
+    rows : sequence of rows of int / Fraction / fmpq
+        The (sign-adjusted) rows ``a_i`` of ``A``. An empty system is feasible.
+
+    Returns
+    -------
+    Witness or GordanCertificate
+        Checked exactly before being returned.
+    """
+    A = to_fmpq_rows(rows)
+    if not A:
+        return Witness(point=())
+    ncols = len(A[0])
+    # Positive row scaling changes neither feasibility nor the support of a
+    # certificate, and integer rows keep the exact checks cheap.
+    Z = [primitive_integer_row(row) for row in A]
+    zero_rows = [i for i, row in enumerate(Z) if not any(row)]
+    if zero_rows:
+        return GordanCertificate(multipliers=((zero_rows[0], fmpq(1)),))
+    if ncols == 0:
+        return GordanCertificate(multipliers=((0, fmpq(1)),))
+
+    # Measured (benchmarks/bench_feasibility.py): the exact simplex wins on small
+    # systems, a float hint plus exact certification on large ones.
+    evidence = None
+    if len(Z) > EXACT_SIMPLEX_MAX_ROWS:
+        evidence = _propose_and_certify(Z)
+    if evidence is None:
+        evidence = _exact_simplex(Z)
+    if isinstance(evidence, GordanCertificate):
+        evidence = _rescale_certificate(A, Z, evidence)
+        assert is_gordan_certificate(A, evidence.multipliers)
+    else:
+        assert is_witness(A, evidence.point)
+    return evidence
+
+
+def _rescale_certificate(A, Z, cert: GordanCertificate) -> GordanCertificate:
+    """Translate multipliers for the primitive rows ``Z`` back to the rows of ``A``.
+
+    ``Z_i = c_i A_i`` with ``c_i > 0``, so ``sum y_i Z_i = sum (y_i c_i) A_i``.
+    """
+    out = []
+    for i, y in cert.multipliers:
+        j = next(j for j, a in enumerate(A[i]) if a != 0)
+        out.append((i, fmpq(y) * fmpq(Z[i][j]) / A[i][j]))
+    return GordanCertificate(multipliers=tuple(out))
+
+
+def _propose_and_certify(Z: list[list[int]]) -> Evidence | None:
+    """Ask HiGHS (floating point) for a hint and certify it exactly, or return None."""
+    try:
+        import numpy as np
+        from scipy.optimize import linprog
+    except ImportError:  # pragma: no cover - scipy is a dependency
+        return None
+    A = np.array(Z, dtype=float)
+    N, k = A.shape
+    # max t  s.t.  A z >= t,  -1 <= z <= 1,  t <= 1
+    c = np.zeros(k + 1)
+    c[-1] = -1.0
+    res = linprog(c, A_ub=np.hstack([-A, np.ones((N, 1))]), b_ub=np.zeros(N),
+                  bounds=[(-1, 1)] * k + [(None, 1)], method="highs")
+    if res.status != 0:
+        return None
+    if res.x[-1] > 1e-9:
+        point = _round_to_witness(Z, res.x[:-1])
+        if point is not None:
+            return Witness(point=point)
+    # Ask for a vertex of {y >= 0, A^T y = 0, sum y = 1}: at most rank+1 non-zeros.
+    res = linprog(np.zeros(N), A_eq=np.vstack([A.T, np.ones((1, N))]),
+                  b_eq=np.concatenate([np.zeros(k), [1.0]]),
+                  bounds=[(0, None)] * N, method="highs")
+    if res.status != 0:
+        return None
+    support = [i for i in range(N) if res.x[i] > 1e-12]
+    return _certificate_on_support(Z, support)
+
+
+def _round_to_witness(Z, x) -> tuple | None:
+    """Try rational roundings of a float point, coarse to fine; check each exactly."""
+    scale = max(abs(float(v)) for v in x) or 1.0
+    for bits in (4, 8, 16, 26, 40, 52):
+        cand = [int(round(float(v) / scale * (1 << bits))) for v in x]
+        if any(cand) and all(dot(row, cand) > 0 for row in Z):
+            return _primitive_point(cand)
+    return None
+
+
+def _primitive_point(v: Sequence[int]) -> tuple:
+    g = gcd(*v)
+    return tuple(fmpq(a // g) for a in v)
+
+
+def _certificate_on_support(Z, support: list[int]) -> GordanCertificate | None:
+    """Exact non-negative dependency among the rows in ``support``, if there is one."""
+    if not support:
+        return None
+    sub = [Z[i] for i in support]
+    # Null space of sub^T: y with sum_i y_i Z_i = 0.
+    transposed = [[sub[i][j] for i in range(len(sub))] for j in range(len(Z[0]))]
+    basis = integer_nullspace(transposed)
+    if len(basis) != 1:
+        # A degenerate hint: reduce a non-negative combination if we can find one.
+        return None
+    y = basis[0]
+    if all(a <= 0 for a in y):
+        y = [-a for a in y]
+    if any(a < 0 for a in y) or not any(y):
+        return None
+    mult = tuple((support[i], fmpq(a)) for i, a in enumerate(y) if a != 0)
+    return GordanCertificate(multipliers=mult)
+
+
+def reduce_certificate(rows: Sequence[Sequence], cert: GordanCertificate) -> GordanCertificate:
+    """Carathéodory reduction: the same kind of certificate on at most rank+1 rows.
+
+    While the rows in the support are dependent in more than one way, move along a
+    second dependency until a multiplier reaches zero; the combination stays
+    non-negative and non-zero because the two dependencies are not proportional.
+    """
+    A = to_fmpq_rows(rows)
+    y = {i: fmpq(v) for i, v in cert.multipliers if v != 0}
+    while True:
+        support = sorted(y)
+        cols = len(A[0])
+        mat = fmpq_mat([[A[i][j] for i in support] for j in range(cols)])
+        basis = _rational_nullspace(mat)
+        if len(basis) <= 1:
+            return GordanCertificate(multipliers=tuple((i, y[i]) for i in support))
+        current = [y[i] for i in support]
+        # pick a null vector not proportional to y
+        u = next(b for b in basis if not _proportional(b, current))
+        if all(v <= 0 for v in u):
+            u = [-v for v in u]
+        if not any(v > 0 for v in u):
+            u = [-v for v in u]
+        theta = min(current[t] / u[t] for t in range(len(u)) if u[t] > 0)
+        new = [current[t] - theta * u[t] for t in range(len(u))]
+        y = {support[t]: new[t] for t in range(len(u)) if new[t] != 0}
+
+
+def _rational_nullspace(mat: fmpq_mat) -> list[list[fmpq]]:
+    entries = mat.tolist()
+    den = lcm(1, *(int(x.q) for row in entries for x in row))
+    basis = integer_nullspace([[int(x * den) for x in row] for row in entries])
+    return [[fmpq(a) for a in b] for b in basis]
+
+
+def _proportional(u, v) -> bool:
+    pairs = [(a, b) for a, b in zip(u, v)]
+    for a, b in pairs:
+        if a != 0 or b != 0:
+            ratio = (a, b)
+            break
+    else:
+        return True
+    a0, b0 = ratio
+    return all(a * b0 == b * a0 for a, b in pairs)
+
+
+def _exact_simplex(Z: list[list[int]]) -> Evidence:
+    """Decide exactly by the simplex method over Q (phase 1, Bland's rule).
+
+    Phase 1 for the Gordan system ``E y = b``, ``y >= 0`` with ``E = [A^T; 1^T]`` and
+    ``b = (0, ..., 0, 1)``: minimise the sum of artificial variables ``s`` in
+    ``E y + s = b``. If the optimum is 0, the basic solution ``y`` is a certificate with
+    at most ``rank(E) <= rank(A) + 1`` non-zeros. Otherwise the optimal duals ``pi``
+    satisfy ``pi . E_j <= 0`` for every column and ``pi . b > 0``, that is
+    ``a_j . (-pi_z) >= pi_t > 0``: the point ``z = -pi_z`` is a witness.
+
+    (sympy's ``linprog`` returned a feasible point for an infeasible system in our
+    tests, and cddlib's exact build needs a system library, hence this small method.
+    Its answers are checked exactly like any other proposal.)
+    """
+    N, k = len(Z), len(Z[0])
+    m = k + 1
+    # Tableau rows: [E | I | b]; basis starts with the artificials.
+    T = [[fmpq(Z[j][i]) for j in range(N)] + [fmpq(int(r == i)) for r in range(m)] + [fmpq(0)]
+         for i in range(k)]
+    T.append([fmpq(1)] * N + [fmpq(int(r == k)) for r in range(m)] + [fmpq(1)])
+    basis = [N + i for i in range(m)]
+    ncol = N + m
+    # Reduced costs of the phase-1 objective sum(s): c_j - c_B B^{-1} E_j.
+    cost = [fmpq(0)] * N + [fmpq(1)] * m
+    reduced = [cost[j] - sum((T[i][j] for i in range(m)), fmpq(0)) for j in range(ncol)]
+    objective = sum((T[i][-1] for i in range(m)), fmpq(0))
+    while True:
+        entering = next((j for j in range(ncol) if reduced[j] < 0), None)  # Bland
+        if entering is None:
+            break
+        ratios = [(T[i][-1] / T[i][entering], basis[i], i) for i in range(m)
+                  if T[i][entering] > 0]
+        _, _, leave = min(ratios)  # ties broken by smallest basic index (Bland)
+        pivot = T[leave][entering]
+        T[leave] = [x / pivot for x in T[leave]]
+        for i in range(m):
+            if i != leave and T[i][entering] != 0:
+                f = T[i][entering]
+                T[i] = [a - f * b for a, b in zip(T[i], T[leave])]
+        f = reduced[entering]
+        reduced = [a - f * b for a, b in zip(reduced, T[leave][:ncol])]
+        objective += f * T[leave][-1]
+        basis[leave] = entering
+    if objective == 0:
+        y = {basis[i]: T[i][-1] for i in range(m) if basis[i] < N and T[i][-1] != 0}
+        cert = GordanCertificate(multipliers=tuple(sorted(y.items())))
+        return reduce_certificate(Z, cert)
+    # Optimal duals: reduced cost of artificial r is 1 - pi_r.
+    pi = [fmpq(1) - reduced[N + r] for r in range(m)]
+    den = lcm(*(int(x.q) for x in pi[:k]))
+    return Witness(point=_primitive_point([int(-x * den) for x in pi[:k]]))

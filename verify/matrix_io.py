@@ -1,0 +1,299 @@
+"""Reading a matrix from a file, exactly.
+
+A matrix is returned as a list of rows of exact entries (fmpq unless a different
+``parse_entry`` is given).  Supported formats, chosen by the file extension
+(case-insensitive):
+
+``.json``
+    A list of rows, or an object whose key ``"W"`` holds a list of rows.  Entries
+    are JSON numbers or strings.  Numbers are parsed from their decimal text, so
+    ``0.1`` is exactly 1/10; ``NaN``/``Infinity``, booleans and ``null`` are
+    rejected.  Strings are parsed with ``parse_entry``.
+``.csv``, ``.txt``
+    One row per line, entries separated by commas and/or whitespace.  Blank lines
+    and lines starting with ``#`` are skipped.
+``.npy``
+    A 2-D numpy array of integers (taken exactly) or binary floats (taken as their
+    exact binary value, so float 0.1 is 3602879701896397/2^55, not 1/10).
+
+Every problem is reported as :class:`~verify.errors.InputError` with a one-line
+message ``"<path>: <problem>"``; rows and columns are counted from 0.
+"""
+
+import json
+import os
+from pathlib import Path
+from typing import Callable
+
+from flint import fmpq
+
+from verify.errors import InputError
+from verify.numbers.rational import exact_from_float, parse_rational
+
+__all__ = ["read_matrix", "matrix_shape", "SUPPORTED_EXTENSIONS"]
+
+SUPPORTED_EXTENSIONS = (".json", ".csv", ".txt", ".npy")
+
+ParseEntry = Callable[[str], object]
+
+
+class _Problem(Exception):
+    """A problem inside a file; :func:`read_matrix` prefixes it with the path."""
+
+
+def _one_line(text) -> str:
+    """``str(text)`` with line breaks escaped, so that a message stays on one line."""
+    return str(text).replace("\r", "\\r").replace("\n", "\\n")
+
+
+def _shown(text: str) -> str:
+    """Offending text for a message: quoted, escaped (so one line), and bounded."""
+    shown = repr(text)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
+def _where(i: int, j: int) -> str:
+    return f"row {i}, column {j}"
+
+
+def _parse_text_entry(text: str, i: int, j: int, parse_entry: ParseEntry):
+    """Parse one textual entry, naming its position and text if it is bad."""
+    try:
+        return parse_entry(text)
+    except (ValueError, ArithmeticError) as exc:
+        reason = _one_line(exc) or "invalid entry"
+        shown = _shown(text.strip())
+        if shown not in reason:
+            reason = f"{reason}: {shown}"
+        raise _Problem(f"{_where(i, j)}: {reason}") from None
+
+
+def matrix_shape(rows) -> tuple[int, int]:
+    """``(n, d)``: the number of rows and of columns of a rectangular matrix."""
+    n = len(rows)
+    d = len(rows[0]) if n else 0
+    for i, row in enumerate(rows):
+        if len(row) != d:
+            raise ValueError(f"row {i} has {len(row)} entries, expected {d}")
+    return n, d
+
+
+def _check_rectangular(rows: list) -> list:
+    """Reject zero rows, zero columns and ragged rows; return ``rows`` unchanged."""
+    if not rows:
+        raise _Problem("no rows")
+    d = len(rows[0])
+    if d == 0:
+        raise _Problem("row 0 has no entries (zero columns)")
+    for i, row in enumerate(rows):
+        if len(row) != d:
+            raise _Problem(f"row {i} has {len(row)} entries, expected {d}")
+    return rows
+
+
+# --- text formats -----------------------------------------------------------
+
+
+def _split_line(line: str) -> list[str]:
+    """Entries of one line: separated by commas, whitespace, or both."""
+    if "," not in line:
+        return line.split()
+    # With commas, whitespace around them is padding; an empty field is an error,
+    # caught later as an empty entry, rather than silently dropped.
+    return [field.strip() for field in line.split(",")]
+
+
+def _parse_delimited(text: str, parse_entry: ParseEntry) -> list[list]:
+    rows = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        i = len(rows)
+        fields = _split_line(stripped)
+        row = []
+        for j, field in enumerate(fields):
+            if not field:
+                raise _Problem(f"{_where(i, j)}: empty entry")
+            row.append(_parse_text_entry(field, i, j, parse_entry))
+        rows.append(row)
+    return _check_rectangular(rows)
+
+
+# --- JSON -------------------------------------------------------------------
+
+
+class _JsonNumber:
+    """The source text of a JSON number, kept so that it is never rounded to a float."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+
+class _JsonConstant:
+    """``NaN``, ``Infinity`` or ``-Infinity``: accepted by Python's json, never by us."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+
+def _load_json(text: str):
+    try:
+        return json.loads(
+            text,
+            parse_float=_JsonNumber,
+            parse_int=_JsonNumber,
+            parse_constant=_JsonConstant,
+        )
+    except json.JSONDecodeError as exc:
+        raise _Problem(f"invalid JSON: {_one_line(exc)}") from None
+    except RecursionError:
+        raise _Problem("invalid JSON: nested too deeply") from None
+
+
+def _json_entry(value, i: int, j: int, parse_entry: ParseEntry):
+    if isinstance(value, _JsonNumber):
+        try:
+            return parse_rational(value.text)
+        except ValueError as exc:
+            raise _Problem(f"{_where(i, j)}: {_one_line(exc)}") from None
+    if isinstance(value, str):
+        return _parse_text_entry(value, i, j, parse_entry)
+    if isinstance(value, _JsonConstant):
+        raise _Problem(f"{_where(i, j)}: not a finite number: {value.text}")
+    if isinstance(value, bool):
+        raise _Problem(f"{_where(i, j)}: a boolean is not a number: {json.dumps(value)}")
+    if value is None:
+        raise _Problem(f"{_where(i, j)}: null is not a number")
+    if isinstance(value, list):
+        raise _Problem(f"{_where(i, j)}: nested deeper than 2 levels")
+    if isinstance(value, dict):
+        raise _Problem(f"{_where(i, j)}: an object is not a number")
+    raise _Problem(f"{_where(i, j)}: not a number")  # unreachable for JSON input
+
+
+def _json_rows(document) -> list:
+    """The list of rows in a JSON document: the document itself, or its ``"W"``."""
+    if isinstance(document, dict):
+        if "W" not in document:
+            raise _Problem('JSON object has no key "W"')
+        document = document["W"]
+    if not isinstance(document, list):
+        raise _Problem("expected a list of rows")
+    for i, row in enumerate(document):
+        if not isinstance(row, list):
+            raise _Problem(f"row {i} is not a list (expected a list of rows)")
+    return document
+
+
+def _parse_json(text: str, parse_entry: ParseEntry) -> list[list]:
+    rows = _json_rows(_load_json(text))
+    _check_rectangular(rows)
+    return [
+        [_json_entry(value, i, j, parse_entry) for j, value in enumerate(row)]
+        for i, row in enumerate(rows)
+    ]
+
+
+# --- numpy ------------------------------------------------------------------
+
+
+def _load_npy(path: Path):
+    import numpy
+
+    try:
+        loaded = numpy.load(path, allow_pickle=False)
+    except (ValueError, EOFError) as exc:
+        raise _Problem(f"not a valid .npy file: {_one_line(exc)}") from None
+    if not isinstance(loaded, numpy.ndarray):
+        # numpy.load also opens .npz archives; a matrix file holds one array.
+        close = getattr(loaded, "close", None)
+        if close is not None:
+            close()
+        raise _Problem("not a .npy array (an .npz archive?)")
+    return loaded
+
+
+def _parse_npy(path: Path) -> list[list]:
+    import numpy
+
+    array = _load_npy(path)
+    if array.ndim != 2:
+        raise _Problem(f"expected a 2-D array, got {array.ndim}-D with shape {array.shape}")
+    n, d = array.shape
+    if n == 0:
+        raise _Problem("no rows")
+    if d == 0:
+        raise _Problem("row 0 has no entries (zero columns)")
+    kind = array.dtype.kind
+    if kind in "iu":
+        # tolist() gives Python ints: exact at any width.
+        return [[fmpq(v) for v in row] for row in array.tolist()]
+    if kind == "f":
+        bad = numpy.argwhere(~numpy.isfinite(array))
+        if len(bad):
+            i, j = (int(k) for k in bad[0])
+            raise _Problem(f"{_where(i, j)}: not a finite number: {array[i, j]!r}")
+        # Element-wise on numpy scalars, never through tolist(): long doubles must
+        # not be rounded to Python floats.
+        return [[exact_from_float(array[i, j]) for j in range(d)] for i in range(n)]
+    raise _Problem(f"unsupported dtype {array.dtype} (need integers or floats)")
+
+
+# --- entry point ------------------------------------------------------------
+
+
+def _read_text(path: Path) -> str:
+    data = path.read_bytes()
+    try:
+        # utf-8-sig: tolerate the byte-order mark some editors write.
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise _Problem(f"not UTF-8 text (byte {exc.start})") from None
+
+
+def _read(path: Path, suffix: str, parse_entry: ParseEntry) -> list[list]:
+    if not path.exists():
+        raise _Problem("file not found")
+    if path.is_dir():
+        raise _Problem("cannot read: is a directory")
+    if path.stat().st_size == 0:
+        raise _Problem("empty file")
+    if suffix == ".npy":
+        return _parse_npy(path)
+    text = _read_text(path)
+    if not text.strip():
+        raise _Problem("empty file")
+    if suffix == ".json":
+        return _parse_json(text, parse_entry)
+    return _parse_delimited(text, parse_entry)
+
+
+def read_matrix(path, *, parse_entry: ParseEntry = parse_rational) -> list[list]:
+    """The rows of the matrix stored at ``path``, each a list of exact entries.
+
+    ``parse_entry`` turns one textual entry into a number and raises
+    :class:`ValueError` on bad text; JSON numbers and ``.npy`` values are always
+    exact rationals.  Any problem raises :class:`InputError` ``"<path>: <problem>"``.
+    """
+    shown_path = _one_line(os.fspath(path))
+    path = Path(path)
+    suffix = path.suffix.lower()
+    try:
+        if suffix not in SUPPORTED_EXTENSIONS:
+            raise _Problem(
+                f"unknown extension {suffix or '(none)'!s}; "
+                f"expected one of {', '.join(SUPPORTED_EXTENSIONS)}"
+            )
+        return _read(path, suffix, parse_entry)
+    except _Problem as problem:
+        raise InputError(f"{shown_path}: {problem}") from None
+    except PermissionError:
+        raise InputError(f"{shown_path}: cannot read: permission denied") from None
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise InputError(f"{shown_path}: cannot read: {_one_line(reason)}") from None

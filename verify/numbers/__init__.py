@@ -1,0 +1,1 @@
+"""Exact numbers: parsing and printing rationals without ever passing through a float."""

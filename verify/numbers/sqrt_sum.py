@@ -1,0 +1,853 @@
+r"""Exact arithmetic with finite sums of rational multiples of square roots.
+
+An element of this module is a real number
+
+    x = sum_k  q_k * sqrt(r_k),        q_k in Q \ {0},
+
+where the radicands r_k are *distinct squarefree positive integers* (r = 1 carries
+the rational part).  Every such sum lies in the field K = Q(sqrt(2), sqrt(3),
+sqrt(5), ...), and the representation above is unique:
+
+**Theorem (Besicovitch 1940).**  The square roots of distinct squarefree positive
+integers are linearly independent over Q.
+
+Hence the dictionary {r_k: q_k} is a canonical form: ``x == 0`` exactly when the
+dictionary is empty, and two sums are equal exactly when their dictionaries are.
+No floating-point number is ever consulted for an equality.
+
+Multiplication stays inside the canonical form without factoring: for squarefree
+a, b with g = gcd(a, b), the numbers a/g and b/g are coprime and squarefree, so
+
+    sqrt(a) * sqrt(b) = g * sqrt((a/g) * (b/g))
+
+is again of the form rational * sqrt(squarefree).
+
+**Inverses.**  For a prime p the map sigma_p : sqrt(p) -> -sqrt(p) (fixing the square
+roots of all other primes) is a field automorphism of K.  If d = A + B*sqrt(p) with
+A, B free of sqrt(p), then d * sigma_p(d) = A^2 - p*B^2 is free of sqrt(p), and it is
+non-zero when d is, because sigma_p is injective.  Multiplying numerator and
+denominator by sigma_p(d) for one prime class after another makes the denominator
+rational after at most (number of primes in its radicands) steps.
+
+**Signs.**  The sign of a non-zero x is decided with ball arithmetic (``arb``): the
+value is enclosed in an interval that is guaranteed to contain it, at 64, 128, 256,
+... bits of working precision, until the interval excludes 0.  Because x != 0 is
+already known exactly, the radius shrinks below |x| at some finite precision, so
+the loop terminates, and because the enclosure is rigorous, the answer is exact.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from functools import lru_cache
+from math import gcd
+from typing import Iterable, Mapping, Sequence
+
+from flint import arb, ctx, fmpq, fmpz
+
+__all__ = [
+    "SqrtSum",
+    "as_sqrt_sum",
+    "parse_sqrt_sum",
+    "dot",
+    "det",
+    "cosine_matrix",
+]
+
+# A canonical term dictionary: squarefree radicand (Python int, 1 = rational part)
+# -> non-zero fmpq coefficient.  Python ints hash faster than fmpz.
+Terms = dict
+
+_RATIONAL_TYPES = (int, fmpz, fmpq, Fraction)
+
+
+# ---------------------------------------------------------------------------
+# Integer helpers
+# ---------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1 << 16)
+def _squarefree_decomposition(n: int) -> tuple[int, int]:
+    """Return (s, r) with n = s**2 * r and r squarefree, for an integer n >= 1.
+
+    This is the only place where integers are factored.
+    """
+    if n < 1:
+        raise ValueError(f"squarefree decomposition needs a positive integer, got {n}")
+    root, remainder = fmpz(n).sqrtrem()
+    if remainder == 0:
+        return int(root), 1
+    square_root_part, squarefree_part = 1, 1
+    for prime, exponent in fmpz(n).factor():
+        square_root_part *= int(prime) ** (exponent // 2)
+        if exponent % 2:
+            squarefree_part *= int(prime)
+    return square_root_part, squarefree_part
+
+
+def _to_fmpq(value) -> fmpq:
+    """Coerce an exact rational (int, fmpz, fmpq, Fraction, rational SqrtSum) to fmpq."""
+    if isinstance(value, fmpq):
+        return value
+    if isinstance(value, (int, fmpz)):
+        return fmpq(value)
+    if isinstance(value, Fraction):
+        return fmpq(value.numerator, value.denominator)
+    if isinstance(value, SqrtSum):
+        return value.to_rational()
+    raise TypeError(
+        f"expected an exact rational (int, Fraction or fmpq), got {type(value).__name__}"
+    )
+
+
+# ---------------------------------------------------------------------------
+# Operations on canonical term dictionaries
+# ---------------------------------------------------------------------------
+
+
+def _multiply_radicands(a: int, b: int) -> tuple[int, int]:
+    """sqrt(a) * sqrt(b) = factor * sqrt(radicand) for squarefree a, b."""
+    if a == 1:
+        return 1, b
+    if b == 1:
+        return 1, a
+    g = gcd(a, b)
+    return g, (a // g) * (b // g)
+
+
+def _add_product(acc: Terms, a: Terms, b: Terms, negate: bool = False) -> None:
+    """acc += a * b  (or acc -= a * b), in place; zeros are left for _clean."""
+    for ra, qa in a.items():
+        if negate:
+            qa = -qa
+        for rb, qb in b.items():
+            factor, radicand = _multiply_radicands(ra, rb)
+            coefficient = qa * qb if factor == 1 else qa * qb * factor
+            previous = acc.get(radicand)
+            acc[radicand] = coefficient if previous is None else previous + coefficient
+
+
+def _add_into(acc: Terms, a: Terms, negate: bool = False) -> None:
+    """acc += a  (or acc -= a), in place."""
+    for r, q in a.items():
+        if negate:
+            q = -q
+        previous = acc.get(r)
+        acc[r] = q if previous is None else previous + q
+
+
+def _clean(acc: Terms) -> Terms:
+    """Drop the zero coefficients, making the dictionary canonical."""
+    return {r: q for r, q in acc.items() if q}
+
+
+def _scale(a: Terms, factor: fmpq) -> Terms:
+    if not factor:
+        return {}
+    return {r: q * factor for r, q in a.items()}
+
+
+def _splitting_radicand(radicands: Iterable[int]) -> int:
+    """Return b > 1 such that every radicand r is divisible by b or coprime to b.
+
+    Then, for any prime p dividing b, "p divides r" is the same as "b divides r",
+    so negating the terms whose radicand is divisible by b is exactly the
+    automorphism sigma_p -- without having to factor anything.  The loop keeps
+    this invariant because b only ever shrinks to a divisor of itself: a radicand
+    s already seen had gcd(b_old, s) in {1, b_old}, hence gcd(b, s) in {1, b}.
+    """
+    b = 0
+    for s in radicands:
+        if s == 1:
+            continue
+        if b == 0:
+            b = s
+        else:
+            g = gcd(b, s)
+            if g != 1:
+                b = g
+    return b
+
+
+def _conjugate(a: Terms, b: int) -> Terms:
+    """Apply sigma_p for the primes p dividing b (see _splitting_radicand)."""
+    return {r: (-q if r % b == 0 else q) for r, q in a.items()}
+
+
+# ---------------------------------------------------------------------------
+# The number type
+# ---------------------------------------------------------------------------
+
+
+class SqrtSum:
+    """An exact real number sum_k q_k * sqrt(r_k) in canonical form.
+
+    Immutable and hashable.  Equal numbers have equal canonical forms, so ``==``
+    and ``hash`` are exact; a rational SqrtSum equals (and hashes like) the same
+    int, Fraction or fmpq.  Floats are refused everywhere.
+    """
+
+    __slots__ = ("_terms", "_hash")
+
+    def __init__(self, value=0):
+        if isinstance(value, SqrtSum):
+            terms = value._terms
+        else:
+            q = _to_fmpq(value)
+            terms = {1: q} if q else {}
+        object.__setattr__(self, "_terms", terms)
+        object.__setattr__(self, "_hash", None)
+
+    @classmethod
+    def _from_terms(cls, terms: Terms) -> SqrtSum:
+        """Wrap an already canonical dictionary (no checks, no copy)."""
+        x = object.__new__(cls)
+        object.__setattr__(x, "_terms", terms)
+        object.__setattr__(x, "_hash", None)
+        return x
+
+    def __setattr__(self, name, value):
+        raise AttributeError("SqrtSum is immutable")
+
+    def __delattr__(self, name):
+        raise AttributeError("SqrtSum is immutable")
+
+    # -- constructors ------------------------------------------------------
+
+    @classmethod
+    def rational(cls, q) -> SqrtSum:
+        """The rational number q (int, Fraction or fmpq)."""
+        return cls(q)
+
+    @classmethod
+    def sqrt(cls, q) -> SqrtSum:
+        """The non-negative square root of a rational q >= 0.
+
+        sqrt(n/d) with n, d coprime: write n = s^2 r and d = t^2 u (r, u squarefree);
+        r and u are coprime, so sqrt(n/d) = s*sqrt(r*u) / (t*u) with r*u squarefree.
+        """
+        q = _to_fmpq(q)
+        if q < 0:
+            raise ValueError(f"square root of the negative number {q}")
+        if not q:
+            return ZERO
+        s, r = _squarefree_decomposition(int(q.p))
+        t, u = _squarefree_decomposition(int(q.q))
+        return cls._from_terms({r * u: fmpq(s, t * u)})
+
+    @classmethod
+    def from_terms(cls, terms: Mapping | Iterable) -> SqrtSum:
+        """sum coefficient * sqrt(radicand) over a mapping (or pairs) radicand -> coefficient.
+
+        Radicands are rationals >= 0 and need not be squarefree or distinct.
+        """
+        items = terms.items() if isinstance(terms, Mapping) else terms
+        acc: Terms = {}
+        for radicand, coefficient in items:
+            root = cls.sqrt(radicand)
+            _add_into(acc, _scale(root._terms, _to_fmpq(coefficient)))
+        return cls._from_terms(_clean(acc))
+
+    # -- inspection ----------------------------------------------------------
+
+    @property
+    def terms(self) -> tuple[tuple[int, fmpq], ...]:
+        """The canonical form as pairs (squarefree radicand, coefficient), by radicand."""
+        return tuple(sorted(self._terms.items()))
+
+    def is_zero(self) -> bool:
+        return not self._terms
+
+    def is_rational(self) -> bool:
+        return not self._terms or (len(self._terms) == 1 and 1 in self._terms)
+
+    def to_rational(self) -> fmpq:
+        """The value as an fmpq; ValueError if the number is irrational."""
+        if not self.is_rational():
+            raise ValueError(f"{self} is not rational")
+        return self._terms.get(1, fmpq(0))
+
+    def __bool__(self) -> bool:
+        return bool(self._terms)
+
+    # -- ring operations -----------------------------------------------------
+
+    def __add__(self, other):
+        other = as_sqrt_sum(other, strict=False)
+        if other is None:
+            return NotImplemented
+        acc = dict(self._terms)
+        _add_into(acc, other._terms)
+        return SqrtSum._from_terms(_clean(acc))
+
+    __radd__ = __add__
+
+    def __neg__(self) -> SqrtSum:
+        return SqrtSum._from_terms({r: -q for r, q in self._terms.items()})
+
+    def __pos__(self) -> SqrtSum:
+        return self
+
+    def __sub__(self, other):
+        other = as_sqrt_sum(other, strict=False)
+        if other is None:
+            return NotImplemented
+        acc = dict(self._terms)
+        _add_into(acc, other._terms, negate=True)
+        return SqrtSum._from_terms(_clean(acc))
+
+    def __rsub__(self, other):
+        other = as_sqrt_sum(other, strict=False)
+        if other is None:
+            return NotImplemented
+        return other - self
+
+    def __mul__(self, other):
+        other = as_sqrt_sum(other, strict=False)
+        if other is None:
+            return NotImplemented
+        if other.is_rational():
+            return SqrtSum._from_terms(_scale(self._terms, other.to_rational()))
+        if self.is_rational():
+            return SqrtSum._from_terms(_scale(other._terms, self.to_rational()))
+        acc: Terms = {}
+        _add_product(acc, self._terms, other._terms)
+        return SqrtSum._from_terms(_clean(acc))
+
+    __rmul__ = __mul__
+
+    def __pow__(self, exponent):
+        """Integer powers by repeated squaring; negative exponents invert first."""
+        if not isinstance(exponent, int) or isinstance(exponent, bool):
+            return NotImplemented
+        base = self if exponent >= 0 else self.inverse()
+        n = abs(exponent)
+        result = ONE
+        while n:
+            if n & 1:
+                result = result * base
+            n >>= 1
+            if n:
+                base = base * base
+        return result
+
+    def inverse(self) -> SqrtSum:
+        """1/self, exactly, by rationalising the denominator (see module docstring)."""
+        terms = self._terms
+        if not terms:
+            raise ZeroDivisionError("division by zero (exact SqrtSum 0)")
+        if len(terms) == 1:
+            # 1/(q*sqrt(r)) = sqrt(r)/(q*r)
+            ((r, q),) = terms.items()
+            return SqrtSum._from_terms({r: 1 / (q * r)})
+        numerator: Terms = {1: fmpq(1)}
+        denominator = terms
+        while not (len(denominator) == 1 and 1 in denominator):
+            conjugate = _conjugate(denominator, _splitting_radicand(denominator))
+            product: Terms = {}
+            _add_product(product, denominator, conjugate)
+            denominator = _clean(product)
+            product = {}
+            _add_product(product, numerator, conjugate)
+            numerator = _clean(product)
+        return SqrtSum._from_terms(_scale(numerator, 1 / denominator[1]))
+
+    def __truediv__(self, other):
+        other = as_sqrt_sum(other, strict=False)
+        if other is None:
+            return NotImplemented
+        return self * other.inverse()
+
+    def __rtruediv__(self, other):
+        other = as_sqrt_sum(other, strict=False)
+        if other is None:
+            return NotImplemented
+        return other * self.inverse()
+
+    # -- sign and order ------------------------------------------------------
+
+    def _enclosure(self, bits: int) -> arb:
+        """A ball certainly containing the value, computed at `bits` of precision."""
+        with ctx.workprec(bits):
+            total = arb(0)
+            for r, q in self._terms.items():
+                term = arb(q) if r == 1 else arb(q) * arb(r).sqrt()
+                total += term
+            return total
+
+    def sign(self) -> int:
+        """-1, 0 or 1, exactly (see module docstring)."""
+        terms = self._terms
+        if not terms:
+            return 0
+        # Terms of one sign cannot cancel: no numerics needed.
+        if all(q > 0 for q in terms.values()):
+            return 1
+        if all(q < 0 for q in terms.values()):
+            return -1
+        bits = 64
+        while True:
+            ball = self._enclosure(bits)
+            if ball > 0:
+                return 1
+            if ball < 0:
+                return -1
+            # The ball still contains 0, but the value is known to be non-zero:
+            # more precision shrinks the radius below |value| eventually.
+            bits *= 2
+
+    def __abs__(self) -> SqrtSum:
+        return -self if self.sign() < 0 else self
+
+    def _compare(self, other) -> int | None:
+        other = as_sqrt_sum(other, strict=False)
+        if other is None:
+            return None
+        return (self - other).sign()
+
+    def __lt__(self, other):
+        s = self._compare(other)
+        return NotImplemented if s is None else s < 0
+
+    def __le__(self, other):
+        s = self._compare(other)
+        return NotImplemented if s is None else s <= 0
+
+    def __gt__(self, other):
+        s = self._compare(other)
+        return NotImplemented if s is None else s > 0
+
+    def __ge__(self, other):
+        s = self._compare(other)
+        return NotImplemented if s is None else s >= 0
+
+    def __eq__(self, other):
+        other = as_sqrt_sum(other, strict=False)
+        if other is None:
+            return NotImplemented
+        return self._terms == other._terms
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            if self.is_rational():
+                # Agree with hash(int), hash(Fraction) and hash(fmpq) of equal value.
+                value = hash(self.to_rational())
+            else:
+                value = hash(tuple(sorted(self._terms.items())))
+            object.__setattr__(self, "_hash", value)
+        return self._hash
+
+    # -- conversions -----------------------------------------------------------
+
+    def __float__(self) -> float:
+        """A double close to the value, for display only; never used for decisions."""
+        if not self._terms:
+            return 0.0
+        bits = 64
+        while True:
+            ball = self._enclosure(bits)
+            if ball.rel_accuracy_bits() >= 53:
+                return float(ball.mid())
+            bits *= 2
+
+    def to_sympy(self):
+        """The same number as a sympy expression (sympy is imported lazily)."""
+        import sympy
+
+        return sympy.Add(
+            *(
+                sympy.Rational(int(q.p), int(q.q)) * sympy.sqrt(r)
+                for r, q in sorted(self._terms.items())
+            )
+        )
+
+    def __str__(self) -> str:
+        """Canonical text, readable back by parse_sqrt_sum: e.g. ``1/2 - 5*sqrt(2)/3``.
+
+        Terms appear by increasing radicand; each term is printed as
+        ``p*sqrt(r)/q`` with the factors equal to 1 left out.
+        """
+        if not self._terms:
+            return "0"
+        pieces = []
+        for index, (r, q) in enumerate(sorted(self._terms.items())):
+            negative = q < 0
+            body = _format_term(r, abs(int(q.p)), int(q.q))
+            if index == 0:
+                pieces.append("-" + body if negative else body)
+            else:
+                pieces.append((" - " if negative else " + ") + body)
+        return "".join(pieces)
+
+    __repr__ = __str__
+
+    def __reduce__(self):
+        pairs = tuple((r, int(q.p), int(q.q)) for r, q in sorted(self._terms.items()))
+        return (_from_integer_triples, (pairs,))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def _format_term(radicand: int, numerator: int, denominator: int) -> str:
+    """|q| * sqrt(radicand) with |q| = numerator/denominator, as p*sqrt(r)/q."""
+    if radicand == 1:
+        text = str(numerator)
+    elif numerator == 1:
+        text = f"sqrt({radicand})"
+    else:
+        text = f"{numerator}*sqrt({radicand})"
+    return text if denominator == 1 else f"{text}/{denominator}"
+
+
+def _from_integer_triples(pairs) -> SqrtSum:
+    """Rebuild a pickled SqrtSum from (radicand, numerator, denominator) triples."""
+    return SqrtSum._from_terms({r: fmpq(p, q) for r, p, q in pairs})
+
+
+ZERO = SqrtSum._from_terms({})
+ONE = SqrtSum._from_terms({1: fmpq(1)})
+
+
+def as_sqrt_sum(value, strict: bool = True) -> SqrtSum | None:
+    """Coerce a SqrtSum, int, fmpz, fmpq or Fraction to a SqrtSum.
+
+    Anything else (floats in particular) raises TypeError, or gives None when
+    strict is False (the arithmetic operators then return NotImplemented).
+    """
+    if isinstance(value, SqrtSum):
+        return value
+    if isinstance(value, _RATIONAL_TYPES):
+        q = _to_fmpq(value)
+        return SqrtSum._from_terms({1: q} if q else {})
+    if strict:
+        raise TypeError(
+            f"expected an exact number (SqrtSum, int, Fraction or fmpq), "
+            f"got {type(value).__name__}"
+        )
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Parser
+# ---------------------------------------------------------------------------
+#
+#   sum     := [sign] product (sign product)*          sign := '+' | '-'
+#   product := factor (('*' | '/') factor)*
+#   factor  := number | 'sqrt' '(' sum ')' | '(' sum ')'
+#   number  := digits ['.' digits] [('e' | 'E') [sign] digits]   (read exactly)
+#
+# The argument of sqrt must evaluate to a rational >= 0.
+
+_TOKEN = re.compile(
+    r"\s*(?:"
+    r"(?P<number>(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)"
+    r"|(?P<name>[A-Za-z_]\w*)"
+    r"|(?P<symbol>[-+*/()])"
+    r")",
+    re.ASCII,  # digits are 0-9 only
+)
+
+# Bounds that keep hostile input from exhausting memory or the Python stack.
+_MAX_DECIMAL_EXPONENT = 1000
+_MAX_NESTING = 100
+
+
+def _tokenize(text: str) -> list[tuple[str, str, int]]:
+    tokens = []
+    position = 0
+    end = len(text.rstrip())
+    while position < end:
+        match = _TOKEN.match(text, position)
+        if match is None or match.end() == position:
+            raise ValueError(f"cannot parse {text!r}: unexpected character at position {position}")
+        kind = match.lastgroup
+        tokens.append((kind, match.group(kind), match.start(kind)))
+        position = match.end()
+    return tokens
+
+
+def _decimal_to_fmpq(literal: str) -> fmpq:
+    """Read a decimal literal such as 0.95 or 1e-3 exactly (0.95 = 19/20)."""
+    mantissa, _, exponent_text = literal.lower().partition("e")
+    exponent = int(exponent_text) if exponent_text else 0
+    if abs(exponent) > _MAX_DECIMAL_EXPONENT:
+        raise ValueError(f"exponent of {literal!r} is too large")
+    whole, _, fraction = mantissa.partition(".")
+    digits = int((whole or "0") + fraction)
+    exponent -= len(fraction)
+    if exponent >= 0:
+        return fmpq(digits * 10**exponent)
+    return fmpq(digits, 10 ** (-exponent))
+
+
+class _Parser:
+    """Recursive descent over the grammar above; evaluates as it parses."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.tokens = _tokenize(text)
+        self.index = 0
+        self.depth = 0
+
+    def error(self, message: str, position: int | None = None) -> ValueError:
+        """A ValueError pointing at `position`, by default the current token."""
+        if position is None and self.index < len(self.tokens):
+            position = self.tokens[self.index][2]
+        where = "at the end" if position is None else f"at position {position}"
+        return ValueError(f"cannot parse {self.text!r}: {message} {where}")
+
+    def peek(self) -> str | None:
+        return self.tokens[self.index][1] if self.index < len(self.tokens) else None
+
+    def take(self, expected: str | None = None) -> tuple[str, str, int]:
+        if self.index >= len(self.tokens):
+            raise self.error(f"expected {expected!r}" if expected else "unexpected end")
+        token = self.tokens[self.index]
+        if expected is not None and token[1] != expected:
+            raise self.error(f"expected {expected!r}")
+        self.index += 1
+        return token
+
+    def parse(self) -> SqrtSum:
+        if not self.tokens:
+            raise ValueError("cannot parse an empty string as a number")
+        value = self.sum()
+        if self.index != len(self.tokens):
+            raise self.error(f"unexpected {self.peek()!r}")
+        return value
+
+    def sum(self) -> SqrtSum:
+        self.depth += 1
+        if self.depth > _MAX_NESTING:
+            raise self.error("too deeply nested")
+        negative = False
+        if self.peek() in ("+", "-"):
+            negative = self.take()[1] == "-"
+        value = self.product()
+        if negative:
+            value = -value
+        while self.peek() in ("+", "-"):
+            operator = self.take()[1]
+            term = self.product()
+            value = value + term if operator == "+" else value - term
+        self.depth -= 1
+        return value
+
+    def product(self) -> SqrtSum:
+        value = self.factor()
+        while self.peek() in ("*", "/"):
+            _, operator, position = self.take()
+            operand = self.factor()
+            if operator == "*":
+                value = value * operand
+            elif operand.is_zero():
+                raise self.error("division by zero", position)
+            else:
+                value = value / operand
+        return value
+
+    def factor(self) -> SqrtSum:
+        if self.index >= len(self.tokens):
+            raise self.error("expected a number")
+        kind, text, position = self.tokens[self.index]
+        if kind == "number":
+            self.take()
+            return SqrtSum.rational(_decimal_to_fmpq(text))
+        if text == "sqrt":
+            self.take()
+            self.take("(")
+            argument = self.sum()
+            self.take(")")
+            if not argument.is_rational():
+                raise self.error(f"sqrt of the irrational number {argument}", position)
+            if argument.sign() < 0:
+                raise self.error(f"sqrt of the negative number {argument}", position)
+            return SqrtSum.sqrt(argument.to_rational())
+        if text == "(":
+            self.take()
+            value = self.sum()
+            self.take(")")
+            return value
+        raise self.error(f"unexpected {text!r}")
+
+
+def parse_sqrt_sum(text: str) -> SqrtSum:
+    """Read a sum of terms such as ``5*sqrt(2)/2``, ``-sqrt(39)/20``, ``0.95``, ``1/2 + sqrt(3)``.
+
+    Decimals are read exactly.  Anything outside the grammar (documented above
+    _TOKEN) raises ValueError; nothing is ever passed to eval.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"parse_sqrt_sum expects a string, got {type(text).__name__}")
+    return _Parser(text).parse()
+
+
+# ---------------------------------------------------------------------------
+# Linear algebra
+# ---------------------------------------------------------------------------
+
+
+def dot(u: Sequence, v: Sequence) -> SqrtSum:
+    """sum_i u_i * v_i for equal-length vectors of exact numbers."""
+    if len(u) != len(v):
+        raise ValueError(f"dot product of vectors of lengths {len(u)} and {len(v)}")
+    acc: Terms = {}
+    for a, b in zip(u, v):
+        _add_product(acc, as_sqrt_sum(a)._terms, as_sqrt_sum(b)._terms)
+    return SqrtSum._from_terms(_clean(acc))
+
+
+# Up to this size the determinant is expanded over column subsets (n * 2^(n-1)
+# products); beyond it Bird's O(n^4) algorithm takes over.
+_MINOR_EXPANSION_LIMIT = 8
+
+
+def det(matrix: Sequence[Sequence]) -> SqrtSum:
+    """Determinant of a square matrix of exact numbers, without any division.
+
+    For n <= 8: Laplace expansion along rows with memoised minors.  After row k
+    the minors of rows 0..k on every (k+1)-subset of columns are known; each is
+    used once per column that can be added.  Cost: sum_k C(n, k) (n - k) =
+    n * 2^(n-1) ring multiplications (80 for n = 5, 192 for n = 6), memory
+    C(n, n/2) minors.  For larger n: Bird's division-free algorithm (Bird 2011),
+    n - 1 products with an upper triangular matrix, O(n^4) ring multiplications.
+    The 0 x 0 determinant is 1.
+    """
+    rows = [[as_sqrt_sum(entry)._terms for entry in row] for row in matrix]
+    n = len(rows)
+    for i, row in enumerate(rows):
+        if len(row) != n:
+            raise ValueError(f"det needs a square matrix: row {i} has {len(row)} entries, expected {n}")
+    if n == 0:
+        return ONE
+    if n <= _MINOR_EXPANSION_LIMIT:
+        return SqrtSum._from_terms(_det_minor_expansion(rows))
+    return SqrtSum._from_terms(_det_bird(rows))
+
+
+def _det_minor_expansion(rows: list[list[Terms]]) -> Terms:
+    """Row-by-row Laplace expansion, minors indexed by column bitmask.
+
+    Expanding the minor on rows 0..k, columns S, along its last row k:
+        M(S) = sum_{j in S} (-1)^{#(elements of S greater than j)} a[k][j] M(S - {j}),
+    since j sits at position k - #(greater elements) of the sorted S.
+    """
+    n = len(rows)
+    minors: dict[int, Terms] = {0: {1: fmpq(1)}}
+    for row in rows:
+        extended: dict[int, Terms] = {}
+        for columns, minor in minors.items():
+            for j in range(n):
+                bit = 1 << j
+                if columns & bit or not row[j]:
+                    continue
+                negate = (columns >> (j + 1)).bit_count() % 2 == 1
+                _add_product(extended.setdefault(columns | bit, {}), row[j], minor, negate)
+        minors = {}
+        for columns, acc in extended.items():
+            minor = _clean(acc)
+            if minor:  # zero minors contribute nothing further
+                minors[columns] = minor
+        if not minors:
+            return {}
+    return minors.get((1 << n) - 1, {})
+
+
+def _det_bird(a: list[list[Terms]]) -> Terms:
+    """Bird's division-free determinant (R. S. Bird, Inform. Process. Lett. 2011).
+
+    With mu(X) the upper triangular matrix that keeps X above the diagonal, has
+    mu(X)_ii = -(X_{i+1,i+1} + ... + X_{n-1,n-1}) on it and 0 below, iterate
+    X <- mu(X) A starting from X = A; after n - 1 steps det A = (-1)^(n-1) X_00.
+    """
+    n = len(a)
+    x = a
+    for step in range(n - 1):
+        diagonal: list[Terms] = [{}] * n
+        tail: Terms = {}
+        for i in range(n - 1, -1, -1):
+            diagonal[i] = {r: -q for r, q in _clean(tail).items()}
+            _add_into(tail, x[i][i])
+        size = 1 if step == n - 2 else n  # the last step only needs X_00
+        new_x = []
+        for i in range(size):
+            new_row = []
+            for j in range(size):
+                acc: Terms = {}
+                _add_product(acc, diagonal[i], a[i][j])
+                for k in range(i + 1, n):
+                    _add_product(acc, x[i][k], a[k][j])
+                new_row.append(_clean(acc))
+            new_x.append(new_row)
+        x = new_x
+    result = x[0][0]
+    return result if n % 2 == 1 else {r: -q for r, q in result.items()}
+
+
+def _primitive_integer_row(row: Sequence, index: int) -> list[int]:
+    """A positive rational multiple of the row with coprime integer entries.
+
+    Cosine similarity is invariant under scaling a row by a positive number, so
+    the rows may be replaced by these; norms then become integers.
+    """
+    try:
+        entries = [_to_fmpq(x) for x in row]
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"row {index}: {error}") from None
+    common_denominator = 1
+    for q in entries:
+        d = int(q.q)
+        common_denominator = common_denominator * d // gcd(common_denominator, d)
+    integers = [int(q.p) * (common_denominator // int(q.q)) for q in entries]
+    content = 0
+    for m in integers:
+        content = gcd(content, m)
+    if content > 1:
+        integers = [m // content for m in integers]
+    return integers
+
+
+def cosine_matrix(rows: Sequence[Sequence]) -> list[list[SqrtSum]]:
+    """C_ij = w_i.w_j / (|w_i| |w_j|) exactly, for rows w_i with rational entries.
+
+    With integer rows (see _primitive_integer_row), |w_i|^2 = s_i^2 r_i with r_i
+    squarefree, g = gcd(r_i, r_j) and R = (r_i/g)(r_j/g) squarefree:
+        C_ij = (w_i.w_j) / (s_i s_j g sqrt(R)) = (w_i.w_j) / (s_i s_j g R) * sqrt(R),
+    one term q*sqrt(R).  Only the n norms are factored.  The diagonal is exactly 1.
+
+    Since C = D^-1 G D^-1 with G the Gram matrix and D = diag(|w_i|), every minor
+    is a single term as well: det C[I, J] = det G[I, J] / (prod_I |w_i| prod_J |w_j|).
+    """
+    vectors = [_primitive_integer_row(row, i) for i, row in enumerate(rows)]
+    if vectors:
+        width = len(vectors[0])
+        for i, v in enumerate(vectors):
+            if len(v) != width:
+                raise ValueError(f"row {i} has {len(v)} entries but row 0 has {width}")
+    decompositions = []
+    for i, v in enumerate(vectors):
+        norm_squared = sum(m * m for m in v)
+        if norm_squared == 0:
+            raise ValueError(f"row {i} is the zero vector: its cosine similarity is undefined")
+        decompositions.append(_squarefree_decomposition(norm_squared))
+
+    n = len(vectors)
+    matrix: list[list[SqrtSum]] = [[ONE] * n for _ in range(n)]
+    for i in range(n):
+        s_i, r_i = decompositions[i]
+        for j in range(i + 1, n):
+            s_j, r_j = decompositions[j]
+            inner = sum(a * b for a, b in zip(vectors[i], vectors[j]))
+            if inner == 0:
+                entry = ZERO
+            else:
+                g = gcd(r_i, r_j)
+                radicand = (r_i // g) * (r_j // g)
+                entry = SqrtSum._from_terms({radicand: fmpq(inner, s_i * s_j * g * radicand)})
+            matrix[i][j] = matrix[j][i] = entry
+    return matrix
