@@ -1,16 +1,22 @@
 """``python -m verify``: dispatch without importing the engine's libraries first.
 
-The certificate checker (``python -m verify check``) must run with the standard library
-alone, so nothing here imports python-flint, numpy, sympy, pulp or networkx.
+The certificate checker (``python -m verify check FILE...``) must run with the standard
+library alone, so it is dispatched before anything imports python-flint, numpy, sympy,
+pulp or networkx.
 """
 
 import sys
 
 
 def main() -> int:
+    argv = sys.argv[1:]
+    if argv[:1] == ["check"]:
+        from verify.checker import main as check_main
+
+        return check_main(argv[1:])
     from verify.cli import main as cli_main
 
-    return cli_main(sys.argv[1:])
+    return cli_main(argv)
 
 
 if __name__ == "__main__":

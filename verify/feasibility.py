@@ -68,7 +68,7 @@ class GordanCertificate:
 Evidence = Union[Witness, GordanCertificate]
 
 #: Systems with at most this many rows go straight to the exact simplex method.
-EXACT_SIMPLEX_MAX_ROWS = 100
+EXACT_SIMPLEX_MAX_ROWS = 60
 
 
 # --- exact checks -------------------------------------------------------------------
