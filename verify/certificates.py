@@ -119,24 +119,34 @@ def pattern_evidence(M, cells) -> dict:
         classes = [[] for _ in planes.normals]
         for r, c in enumerate(planes.of_row):
             classes[c].append(r)
-    listed = {c.signs for c in cells}
+    return {
+        "cells": [{"signs": c.signs, "witness": [format_rational(a) for a in c.witness]}
+                  for c in cells],
+        "refutations": _refutations([c.signs for c in cells], classes,
+                                    lambda signs, subset: _gordan_multipliers(M, signs,
+                                                                              subset)),
+    }
+
+
+def _refutations(patterns: list[str], classes: list[list[int]], multipliers) -> list[dict]:
+    """One refutation per flip of a listed pattern at a class that is not listed.
+
+    ``multipliers(signs, subset)`` returns the JSON multipliers refuting the orthant
+    ``signs``, trying the rows ``subset`` (the flipped row, then one row per wall) first.
+    """
+    listed = set(patterns)
     refuted: set[str] = set()
     refutations = []
-    for k, cell in enumerate(cells):
-        flips = [_flip(cell.signs, members) for members in classes]
+    for k, signs in enumerate(patterns):
+        flips = [_flip(signs, members) for members in classes]
         walls = [members[0] for members, f in zip(classes, flips) if f in listed]
         for members, flipped in zip(classes, flips):
             if flipped in listed or flipped in refuted:
                 continue
             refuted.add(flipped)
             refutations.append({"cell": k, "row": members[0],
-                                "multipliers": _gordan_multipliers(M, flipped,
-                                                                   [members[0]] + walls)})
-    return {
-        "cells": [{"signs": c.signs, "witness": [format_rational(a) for a in c.witness]}
-                  for c in cells],
-        "refutations": refutations,
-    }
+                                "multipliers": multipliers(flipped, [members[0]] + walls)})
+    return refutations
 
 
 def _flip(signs: str, rows) -> str:

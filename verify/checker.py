@@ -36,6 +36,9 @@ Functions
     :class:`CertificateError` naming the failed assertion.
 ``check_pattern(M, patterns, evidence, numbers=RATIONALS, *, ncols=None) -> str``
     Parts 1-3 for an explicit matrix ``M``; reused by every claim built on patterns.
+``SQUARE_ROOTS``
+    The number domain of the cosine side of ``lemma 5.3`` / ``theorem 5.6``: exact
+    sums ``sum_k q_k sqrt(r_k)`` (:class:`RootSum`), usable as ``numbers=`` above.
 ``main(argv) -> int``
     ``python -m verify check FILE...``: exit 0 if every file is valid, 1 if some
     certificate is invalid, 2 if some file is unreadable or not a known format.
@@ -45,10 +48,13 @@ import json
 import re
 import sys
 from fractions import Fraction
+from functools import lru_cache
 from itertools import combinations
+from math import gcd, isqrt
 
-__all__ = ["FORMAT", "CertificateError", "UnknownFormat", "RATIONALS", "check_certificate",
-           "check_pattern", "parallel_classes", "load_certificate", "main"]
+__all__ = ["FORMAT", "CertificateError", "UnknownFormat", "RATIONALS", "SQUARE_ROOTS",
+           "RootSum", "cosine_matrix", "check_certificate", "check_pattern",
+           "parallel_classes", "load_certificate", "main"]
 
 FORMAT = "verify-certificate/1"
 
@@ -113,6 +119,155 @@ class Rationals:
 
 
 RATIONALS = Rationals()
+
+
+@lru_cache(maxsize=1 << 16)
+def _root_of_product(a: int, b: int) -> int:
+    """``sqrt(a b)`` if ``a b`` is a perfect square, else 0 (``a, b >= 1``)."""
+    s = isqrt(a * b)
+    return s if s * s == a * b else 0
+
+
+def _fold(terms: dict, r: int, q: Fraction) -> None:
+    """``terms += q sqrt(r)``, keeping one term per class (see :class:`RootSum`)."""
+    if not q:
+        return
+    if r not in terms:
+        s = _root_of_product(r, 1)
+        if s:  # r = s^2: a rational
+            r, q = 1, q * s
+        else:
+            for r0 in terms:
+                s = _root_of_product(r, r0)
+                if s:  # sqrt(r) = sqrt(r r0) / r0 * sqrt(r0)
+                    r, q = r0, q * Fraction(s, r0)
+                    break
+    q = terms.get(r, 0) + q
+    if q:
+        terms[r] = q
+    else:
+        terms.pop(r, None)
+
+
+class RootSum:
+    """An exact real ``sum_k q_k sqrt(r_k)``: rationals ``q_k``, positive integers ``r_k``.
+
+    Radicands ``r, r'`` are in one class iff ``r r'`` is a perfect square (then
+    ``sqrt(r) = sqrt(r r') / r' * sqrt(r')``). The terms are kept folded to one per class
+    (radicand 1 for the rationals), so distinct radicands have distinct squarefree
+    parts, and by Besicovitch's theorem (square roots of distinct squarefree integers
+    are linearly independent over Q) the number is 0 iff no term is left. Nothing is
+    factored: a class is recognised with ``math.isqrt``.
+
+    The sign of a non-zero number comes from interval arithmetic: with
+    ``s = isqrt(r 4^p)``, ``sqrt(r)`` lies in ``[s, s + 1] / 2^p`` (a point if
+    ``s^2 = r 4^p``); the sum of the term intervals contains the number, and ``p`` is doubled until it
+    excludes 0. That happens at a finite ``p``, as the width is at most
+    ``sum_k |q_k| / 2^p`` and the number is known to be non-zero.
+    """
+
+    __slots__ = ("terms",)
+
+    def __init__(self, terms=()):
+        self.terms = {}
+        for r, q in terms:
+            _fold(self.terms, r, q)
+
+    @staticmethod
+    def of(x):
+        return x if isinstance(x, RootSum) else RootSum([(1, Fraction(x))])
+
+    def __add__(self, other):
+        total = RootSum()
+        total.terms = dict(self.terms)
+        for r, q in RootSum.of(other).terms.items():
+            _fold(total.terms, r, q)
+        return total
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return RootSum((r, -q) for r, q in self.terms.items())
+
+    def __sub__(self, other):
+        return self + -RootSum.of(other)
+
+    def __rsub__(self, other):
+        return -self + other
+
+    def __mul__(self, other):
+        other = RootSum.of(other)
+        product = RootSum()
+        for r, q in self.terms.items():
+            for r2, q2 in other.terms.items():  # sqrt(r) sqrt(r2) = g sqrt(r r2 / g^2)
+                g = gcd(r, r2)
+                _fold(product.terms, (r // g) * (r2 // g), q * q2 * g)
+        return product
+
+    __rmul__ = __mul__
+
+    def sign(self) -> int:
+        values = self.terms.values()
+        if not values:
+            return 0
+        if all(q > 0 for q in values) or all(q < 0 for q in values):
+            return 1 if next(iter(values)) > 0 else -1
+        p = 32
+        while True:
+            low = high = 0  # bounds of the number times 2^p
+            for r, q in self.terms.items():
+                s = isqrt(r << 2 * p)
+                a, b = q * s, q * (s + (s * s != r << 2 * p))
+                low, high = low + min(a, b), high + max(a, b)
+            if low > 0 or high < 0:
+                return 1 if low > 0 else -1
+            p *= 2
+
+    def __str__(self):
+        text = "".join((" - " if q < 0 else " + ") + str(abs(q))
+                       + (f"*sqrt({r})" if r > 1 else "") for r, q in sorted(self.terms.items()))
+        return ("-" if text.startswith(" - ") else "") + text[3:] if text else "0"
+
+
+_ROOT_TERM = re.compile(r"(-| \+ | - |)(?:([0-9]+)(?:/([0-9]+))?(?:\*sqrt\(([0-9]+)\))?"
+                        r"|sqrt\(([0-9]+)\))", re.ASCII)
+
+
+class SquareRoots:
+    """Numbers of the cosine side of ``lemma 5.3`` / ``theorem 5.6``: :class:`RootSum`.
+
+    A number is a JSON string: terms joined by ``" + "`` or ``" - "`` (one space either
+    side), the first optionally preceded by ``"-"``; a term is ``p``, ``p/q``,
+    ``p*sqrt(r)``, ``p/q*sqrt(r)`` or ``sqrt(r)`` with ``p, q, r`` digit strings,
+    ``q >= 1`` and ``r >= 1``. Every rational of :class:`Rationals` is one.
+    """
+
+    @staticmethod
+    def parse(value, where: str) -> RootSum:
+        if not isinstance(value, str):
+            raise CertificateError(f'{where}: a number must be a string such as '
+                                   f'"-3/4*sqrt(2) + 1", got {_shown(value)}')
+        terms, position = [], 0
+        while position < len(value) or not terms:
+            match = _ROOT_TERM.match(value, position)
+            if match is None or (match[1] in ("", "-")) != (position == 0):
+                raise CertificateError(f"{where}: not an exact sum of square roots: "
+                                       f"{_shown(value)}")
+            p, q, r = match[2] or "1", match[3] or "1", match[4] or match[5] or "1"
+            p, q, r = _digits_to_int(p), _digits_to_int(q), _digits_to_int(r)
+            if q == 0 or r == 0:
+                raise CertificateError(f"{where}: zero denominator or radicand: "
+                                       f"{_shown(value)}")
+            terms.append((r, Fraction(-p if "-" in match[1] else p, q)))
+            position = match.end()
+        return RootSum(terms)
+
+    @staticmethod
+    def sign(x) -> int:
+        return RootSum.of(x).sign()
+
+
+SQUARE_ROOTS = SquareRoots()
 
 
 # --- structure of the JSON document ----------------------------------------------------
@@ -290,16 +445,22 @@ def check_pattern(M, patterns, evidence, numbers=RATIONALS, *, ncols=None) -> st
 
 # --- claims ----------------------------------------------------------------------------
 
-def _input_rows(document) -> list:
-    """The rows ``v_i`` of ``W``, or of ``[1 | W]`` when ``affine`` is true."""
-    _object(document, "input", ("W", "affine"))
-    W = _list(document["W"], "input.W")
+def _input_matrix(W) -> list:
+    """``input.W``: a non-empty matrix of rationals with rows of equal length."""
+    W = _list(W, "input.W")
     if not W:
         raise CertificateError("input.W: the matrix has no rows")
     rows = [[RATIONALS.parse(x, f"input.W[{i}][{j}]")
              for j, x in enumerate(_list(row, f"input.W[{i}]"))] for i, row in enumerate(W)]
     if not rows[0] or any(len(row) != len(rows[0]) for row in rows):
         raise CertificateError("input.W: rows must be non-empty and of equal length")
+    return rows
+
+
+def _input_rows(document) -> list:
+    """The rows ``v_i`` of ``W``, or of ``[1 | W]`` when ``affine`` is true."""
+    _object(document, "input", ("W", "affine"))
+    rows = _input_matrix(document["W"])
     if not isinstance(document["affine"], bool):
         raise CertificateError(f"input.affine: expected true or false, "
                                f"got {_shown(document['affine'])}")
@@ -346,10 +507,69 @@ def _check_ranking_pattern(document, assertion, evidence) -> str:
     return "ranking pattern, " + summary
 
 
+def cosine_matrix(M) -> list:
+    """``C(M)`` from its definition, ``C_ij = (m_i . m_j) / sqrt(|m_i|^2 |m_j|^2)``.
+
+    For rational rows with ``|m_i|^2 |m_j|^2 = a / b`` in lowest terms,
+    ``1 / sqrt(a / b) = sqrt(a b) / a``, so every entry is one term ``(g / a) sqrt(a b)``
+    with ``g = m_i . m_j`` (folded to a rational when ``a b`` is a perfect square, as on
+    the diagonal). The rows must be non-zero.
+    """
+    squares = [sum(a * a for a in m) for m in M]
+    C = []
+    for m, u in zip(M, squares):
+        C.append([])
+        for m2, u2 in zip(M, squares):
+            n = u * u2
+            C[-1].append(RootSum([(n.numerator * n.denominator,
+                                   sum(a * b for a, b in zip(m, m2)) / n.numerator)]))
+    return C
+
+
+def _check_cosine_claim(claim: str, document, assertion, evidence) -> str:
+    """``lemma 5.3``: ``S(C(W)) = S(W)`` for ``W`` without zero rows; ``theorem 5.6``:
+    ``S(C(B_n W)) = R(W) = S(B_n W)`` for ``W`` without equal rows. Both are checked on
+    ``M = W`` or ``M = B_n W`` by proving the one asserted list to be ``S(M)`` (rational
+    evidence) and to be ``S(C(M))`` (evidence over ``Q(sqrt ...)``, for the ``C`` built
+    here)."""
+    _object(document, "input", ("W",))
+    W = _input_matrix(document["W"])
+    if claim == "lemma 5.3":
+        zero = next((i for i, row in enumerate(W) if not any(row)), None)
+        if zero is not None:
+            raise CertificateError(f"input.W: row {zero} is zero, outside the hypothesis "
+                                   "of lemma 5.3 (no zero row)")
+        M, shown = W, "S(C(W)) = S(W)"
+    else:
+        pairs = list(combinations(range(len(W)), 2))
+        equal = next(((i, j) for i, j in pairs if W[i] == W[j]), None)
+        if equal is not None:
+            raise CertificateError(f"input.W: rows {equal[0]} and {equal[1]} are equal, "
+                                   "outside the hypothesis of theorem 5.6 (no equal rows)")
+        M = [[a - b for a, b in zip(W[i], W[j])] for i, j in pairs]  # the rows of B_n W
+        shown = "S(C(B_n W)) = R(W)"
+    _object(assertion, "assertion", ("count", "patterns", "equal"))
+    patterns = _sign_strings(assertion["patterns"], "assertion.patterns", len(M))
+    _check_count(assertion)
+    if assertion["equal"] is not True:
+        raise CertificateError(f"assertion.equal: expected true, got "
+                               f"{_shown(assertion['equal'])}")
+    _object(evidence, "evidence", ("matrix", "cosine"))
+    for side, matrix, numbers, ncols in [("matrix", M, RATIONALS, len(W[0])),
+                                         ("cosine", cosine_matrix(M), SQUARE_ROOTS, len(M))]:
+        try:
+            summary = check_pattern(matrix, patterns, evidence[side], numbers, ncols=ncols)
+        except CertificateError as error:
+            raise CertificateError(f"evidence.{side}: {error}") from None
+    return f"{claim}, {shown}: {summary} on both sides"
+
+
 #: The claims this checker knows, by the value of the top-level key ``claim``.
 CLAIMS = {
     "sign pattern": _check_sign_pattern,
     "ranking pattern": _check_ranking_pattern,
+    "lemma 5.3": lambda *parts: _check_cosine_claim("lemma 5.3", *parts),
+    "theorem 5.6": lambda *parts: _check_cosine_claim("theorem 5.6", *parts),
 }
 
 

@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 
-from verify.errors import VerifyError
+from verify.errors import InputError, VerifyError
 
 INPUT_HELP = (
     "matrix file: .json (a list of rows, or an object with key \"W\"), .csv/.txt "
@@ -100,6 +100,11 @@ def _add_claim_options(p) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--output-dir", metavar="DIR", default=".",
                    help="where a counterexample file is written (default: .)")
+    p.add_argument("--labels", type=int, nargs=2, metavar=("I", "J"),
+                   help="a pair of labels (0-based) for claims about one pair, e.g. "
+                        "theorem 3.4")
+    p.add_argument("--certificate", metavar="PATH",
+                   help="write the evidence as a certificate for 'python -m verify check'")
 
 
 def _non_negative_int(text: str) -> int:
@@ -154,12 +159,46 @@ def run_claim(args) -> int:
     claim = get_claim(args.kind, args.number)
     args.claim_id = claim.id
     report = claim.run(args)
+    if args.certificate:
+        _write_claim_certificate(claim, args, report)
     if args.json:
         json.dump(report.to_json(), sys.stdout)
         sys.stdout.write("\n")
-    else:
+    elif claim.sweep:
         _print_sweep_report(claim, report)
+    else:
+        _print_outcome(claim, report)
     return 0 if report.holds else 1
+
+
+def _write_claim_certificate(claim, args, report) -> None:
+    from verify.certificates import write_certificate
+
+    certificate = getattr(report, "certificate", None)
+    if certificate is None and claim.sweep:
+        if not args.matrix:
+            raise InputError(f"--certificate for {claim.id} needs --matrix FILE (one "
+                             "certificate per matrix)")
+        from verify.certificates import claim_certificate
+        from verify.matrix_io import read_matrix
+
+        try:
+            certificate = claim_certificate(claim.id, read_matrix(args.matrix))
+        except ValueError as err:  # outside the claim's hypotheses
+            raise InputError(f"{args.matrix}: {err}") from None
+    if certificate is None:
+        raise InputError(f"{claim.id} does not produce a certificate yet")
+    write_certificate(args.certificate, certificate)
+    print(f"verify: certificate written to {args.certificate}", file=sys.stderr)
+
+
+def _print_outcome(claim, outcome) -> None:
+    print(f"{claim.id}: {claim.statement}")
+    for step in outcome.steps:
+        mark = "ok  " if step.holds else "FAIL"
+        print(f"  [{mark}] {step.description}" + (f": {step.detail}" if step.detail else ""))
+    print(f"{outcome.status.upper()} ({outcome.seconds:.1f} s)"
+          + (f": {outcome.evidence}" if outcome.evidence else ""))
 
 
 def _print_sweep_report(claim, report) -> None:

@@ -64,18 +64,18 @@ def claim_matrix(claim_id: str, W) -> tuple[list | None, str]:
     raise ValueError(f"not a cosine-pattern claim: {claim_id}")
 
 
-def check_matrix(claim_id: str, W, *, cosine=cosine_matrix, chirotopes: bool = True,
+def check_matrix(claim_id: str, W, *, cosine=None, chirotopes: bool = True,
                  stats: dict | None = None) -> MatrixCheck:
     """Check one matrix: both sides exactly and independently, then compare.
 
-    ``cosine`` computes the cosine matrix; tests replace it by a corrupted one to show
-    that the check can fail.
+    ``cosine`` computes the cosine matrix (default :func:`cosine_matrix`, looked up at
+    call time); tests replace it by a corrupted one to show that the check can fail.
     """
     M, reason = claim_matrix(claim_id, W)
     if M is None:
         return MatrixCheck(status="skipped", reason=reason)
     lhs = sign_pattern(M).patterns
-    C = cosine(M)
+    C = (cosine or cosine_matrix)(M)
     rhs = sorted("".join("+" if s > 0 else "-" for s in T)
                  for T in field_topes(C, stats=stats))
     agree = lhs == rhs

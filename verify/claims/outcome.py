@@ -1,0 +1,48 @@
+"""The outcome of checking one claim that is not a sweep over matrices.
+
+A claim is ``verified`` when every part of its check held, ``refuted`` when some part
+failed (the check found the claim false, or a construction did not do what the claim
+says), and ``error`` when the check could not be carried out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+STATUSES = ("verified", "refuted", "error")
+
+
+@dataclass
+class Step:
+    """One part of a check: what was established and whether it held."""
+
+    description: str
+    holds: bool
+    detail: str = ""
+
+
+@dataclass
+class ClaimOutcome:
+    claim: str
+    steps: list = field(default_factory=list)
+    evidence: str = ""          # one line for tables
+    certificate: dict | None = None
+    seconds: float = 0.0
+
+    def add(self, description: str, holds: bool, detail: str = "") -> bool:
+        self.steps.append(Step(description, bool(holds), detail))
+        return bool(holds)
+
+    @property
+    def status(self) -> str:
+        return "verified" if self.steps and all(s.holds for s in self.steps) else "refuted"
+
+    @property
+    def holds(self) -> bool:
+        return self.status == "verified"
+
+    def to_json(self) -> dict:
+        return {"claim": self.claim, "status": self.status, "evidence": self.evidence,
+                "steps": [{"description": s.description, "holds": s.holds,
+                           "detail": s.detail} for s in self.steps],
+                "seconds": round(self.seconds, 3)}
