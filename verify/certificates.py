@@ -1,4 +1,6 @@
-"""Certificate files for sign patterns and ranking patterns (``verify-certificate/1``).
+"""Certificate files (``verify-certificate/1``) for sign patterns, ranking patterns and
+the claims ``lemma 5.3`` / ``theorem 5.6`` on one matrix (:func:`claim_certificate`:
+one list proven to be both ``S(M)`` and ``S(C(M))``, the second over ``Q(sqrt ...)``).
 
 A certificate lets a reviewer confirm an enumerated pattern without trusting the
 engine: :mod:`verify.checker` reads it with the standard library alone. The format
@@ -34,6 +36,8 @@ Example
 >>> from verify.checker import check_certificate
 >>> check_certificate(cert)
 'sign pattern, 6 cells, complete'
+>>> check_certificate(claim_certificate("lemma 5.3", [[1, 0], [0, 1], [1, 1]]))
+'lemma 5.3, S(C(W)) = S(W): 6 cells, complete on both sides'
 """
 
 from __future__ import annotations
@@ -43,17 +47,25 @@ from math import gcd, lcm
 from flint import fmpq
 
 from verify.arrangement import braid_product, ranking_pattern, sign_pattern
+from verify.arrangement.chirotope import exact_column_basis, field_topes
+from verify.arrangement.sign_pattern import Cell
 from verify.feasibility import Witness, strict_feasibility
+from verify.field_simplex import strict_feasibility_over
 from verify.fileio import write_json_atomic
 from verify.linalg import group_parallel_rows, primitive_integer_row, to_fmpq_rows
 from verify.numbers.rational import format_rational
+from verify.numbers.sqrt_sum import ONE, SqrtSum, cosine_matrix
 
-__all__ = ["FORMAT", "KINDS", "pattern_certificate", "pattern_evidence", "write_certificate"]
+__all__ = ["FORMAT", "KINDS", "COSINE_CLAIMS", "pattern_certificate", "pattern_evidence",
+           "claim_certificate", "cosine_evidence", "format_sqrt_sum", "write_certificate"]
 
 FORMAT = "verify-certificate/1"
 
 #: ``kind`` argument -> value of the ``claim`` key.
 KINDS = {"sign": "sign pattern", "ranking": "ranking pattern"}
+
+#: Claims with a certificate from :func:`claim_certificate`.
+COSINE_CLAIMS = ("lemma 5.3", "theorem 5.6")
 
 
 def pattern_certificate(W, *, kind: str, affine: bool) -> dict:
@@ -176,6 +188,129 @@ def _gordan_multipliers(M, signs: str, subset: list[int]) -> list[list]:
     numerators = [int(y.p) * (den // int(y.q)) for _, y in pairs]
     g = gcd(*numerators)
     return [[r, str(v // g)] for (r, _), v in zip(pairs, numerators)]
+
+
+def claim_certificate(claim_id: str, W) -> dict:
+    """The certificate of ``lemma 5.3`` or ``theorem 5.6`` on one matrix ``W``.
+
+    * ``lemma 5.3``: ``S(C(W)) = S(W)``; needs every row of ``W`` non-zero.
+    * ``theorem 5.6``: ``S(C(B_n W)) = R(W) = S(B_n W)``; needs no two equal rows.
+
+    With ``M = W`` or ``M = B_n W``, both sides are computed independently: ``S(M)`` by
+    the rational engine (:func:`verify.arrangement.sign_pattern`), ``S(C(M))`` from the
+    exact cosine matrix over ``Q(sqrt ...)`` by :func:`verify.arrangement.chirotope.
+    field_topes`, with witnesses. Refutations of the cosine side are found by the exact
+    simplex method over that field (:mod:`verify.field_simplex`). ``W`` holds exact
+    rationals (int / Fraction / fmpq), ``n x d`` with ``n, d >= 1``.
+
+    Raises ``ValueError`` for an unknown claim, a malformed matrix, or a matrix outside
+    the claim's hypothesis; ``RuntimeError`` if the two sides differ (which would
+    contradict the claim). The same input always gives the same object.
+    """
+    if claim_id not in COSINE_CLAIMS:
+        raise ValueError(f"no claim certificate for {claim_id!r}; choose from "
+                         f"{', '.join(COSINE_CLAIMS)}")
+    rows = to_fmpq_rows(W)
+    if not rows or not rows[0] or any(len(row) != len(rows[0]) for row in rows):
+        raise ValueError("W must be a non-empty rectangular matrix with at least one column")
+    if claim_id == "lemma 5.3":
+        zero = next((i for i, row in enumerate(rows) if not any(row)), None)
+        if zero is not None:
+            raise ValueError(f"lemma 5.3 needs non-zero rows, but row {zero} of W is zero")
+        M = rows
+    else:
+        seen: dict[tuple, int] = {}
+        for j, row in enumerate(rows):
+            if tuple(row) in seen:
+                raise ValueError(f"theorem 5.6 needs distinct rows, but rows "
+                                 f"{seen[tuple(row)]} and {j} of W are equal")
+            seen[tuple(row)] = j
+        M = braid_product(rows)
+    if M:
+        cells = sign_pattern(M).cells
+        C = cosine_matrix(M)
+        topes, points = field_topes(C, witnesses=True)
+        cosine_cells = sorted(((_sign_string(t), points[t]) for t in topes),
+                              key=lambda cell: cell[0])
+    else:  # n = 1 for theorem 5.6: no rows, the one (empty) sign vector
+        cells, C = [Cell(signs="", witness=(fmpq(0),) * len(rows[0]))], []
+        cosine_cells = [("", [])]
+    patterns = [c.signs for c in cells]
+    if [signs for signs, _ in cosine_cells] != patterns:
+        raise RuntimeError(f"{claim_id} fails on this matrix: S(M) has {len(patterns)} "
+                           f"sign vectors, S(C(M)) {len(cosine_cells)}, and they differ")
+    return {
+        "format": FORMAT,
+        "claim": claim_id,
+        "input": {"W": [[format_rational(a) for a in row] for row in rows]},
+        "assertion": {"count": len(patterns), "patterns": patterns, "equal": True},
+        "evidence": {"matrix": pattern_evidence(M, cells),
+                     "cosine": cosine_evidence(C, cosine_cells)},
+    }
+
+
+def cosine_evidence(C, cells) -> dict:
+    """The ``evidence`` of the sign pattern of ``C`` (entries :class:`SqrtSum`).
+
+    ``cells`` are the pairs ``(signs, witness)`` of the complete pattern, sorted by sign
+    string, witnesses in ``K^N`` (``K = Q(sqrt ...)``, ``N`` the number of columns).
+    Classes of parallel rows are found exactly (all 2x2 minors vanish); Gordan
+    multipliers are computed on a column basis of ``C`` (a dependency among the rows
+    restricted to a column basis is one among the full rows) and scaled so that the
+    first is 1.
+    """
+    basis = exact_column_basis(C) if C else []
+    classes: list[list[int]] = []
+    for r, row in enumerate(C):
+        for members in classes:
+            first = C[members[0]]
+            if all((a * first[p] - b * row[p]).is_zero()
+                   for a, b in zip(row, first) for p in range(len(row))):
+                members.append(r)
+                break
+        else:
+            classes.append([r])
+
+    def multipliers(signs: str, subset: list[int]) -> list[list]:
+        def adjusted(r):
+            return [C[r][j] if signs[r] == "+" else -C[r][j] for j in basis]
+
+        evidence = strict_feasibility_over([adjusted(r) for r in subset], ONE)
+        if isinstance(evidence, Witness):
+            subset = list(range(len(C)))
+            evidence = strict_feasibility_over([adjusted(r) for r in subset], ONE)
+            if isinstance(evidence, Witness):
+                raise AssertionError(f"internal error: the orthant {signs} is not empty")
+        pairs = sorted((subset[i], y) for i, y in evidence.multipliers)
+        scale = pairs[0][1].inverse()
+        return [[r, format_sqrt_sum(y * scale)] for r, y in pairs]
+
+    return {
+        "cells": [{"signs": signs, "witness": [format_sqrt_sum(a) for a in z]}
+                  for signs, z in cells],
+        "refutations": _refutations([signs for signs, _ in cells], classes, multipliers),
+    }
+
+
+def format_sqrt_sum(x) -> str:
+    """``x`` (a :class:`SqrtSum`) in the number grammar of the cosine side.
+
+    Terms by increasing squarefree radicand, each ``p/q*sqrt(r)`` (``p`` for ``r = 1``,
+    ``/q`` left out when ``q = 1``, ``p*`` when ``p/q = 1``), joined by ``" + "`` and
+    ``" - "``, a leading ``"-"`` for a negative first term; ``"0"`` for zero.
+    """
+    pieces = []
+    for r, q in SqrtSum(x).terms:
+        magnitude = format_rational(abs(q))
+        term = magnitude if r == 1 else (f"sqrt({r})" if magnitude == "1"
+                                         else f"{magnitude}*sqrt({r})")
+        pieces.append(("-" if q < 0 else "") + term if not pieces
+                      else (" - " if q < 0 else " + ") + term)
+    return "".join(pieces) or "0"
+
+
+def _sign_string(tope) -> str:
+    return "".join("+" if s > 0 else "-" for s in tope)
 
 
 def write_certificate(path, obj: dict) -> None:

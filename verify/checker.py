@@ -29,6 +29,14 @@ that a listed set ``L`` of sign vectors is exactly ``S(M)`` and proves it in thr
    cell, neither listed nor (being a cell) refutable. This needs ``L`` non-empty; an
    empty ``S(M)`` is proven instead by a zero row of ``M``.
 
+The claims ``lemma 5.3`` and ``theorem 5.6`` say ``S(C(M)) = S(M)`` for ``M = W`` (no
+zero row) and ``M = B_n W`` (no two equal rows of ``W``), where the cosine matrix
+``C(M)_ij = m_i . m_j / (|m_i| |m_j|)`` has entries in ``Q(sqrt 2, sqrt 3, ...)``. The
+checker builds ``M`` and ``C(M)`` itself and runs parts 1-3 on both against the one
+asserted list: over Q for ``M``, with exact sums of square roots (:class:`RootSum`) for
+``C(M)``. Nothing else changes: witnesses and multipliers may be real, and the argument
+of part 3 is about real points anyway.
+
 Functions
 ---------
 ``check_certificate(obj) -> str``
@@ -161,9 +169,9 @@ class RootSum:
 
     The sign of a non-zero number comes from interval arithmetic: with
     ``s = isqrt(r 4^p)``, ``sqrt(r)`` lies in ``[s, s + 1] / 2^p`` (a point if
-    ``s^2 = r 4^p``); the sum of the term intervals contains the number, and ``p`` is doubled until it
-    excludes 0. That happens at a finite ``p``, as the width is at most
-    ``sum_k |q_k| / 2^p`` and the number is known to be non-zero.
+    ``s^2 = r 4^p``); the sum of the term intervals contains the number, and ``p`` is
+    doubled until it excludes 0. That happens at a finite ``p``, as the width is at
+    most ``sum_k |q_k| / 2^p`` and the number is known to be non-zero.
     """
 
     __slots__ = ("terms",)
@@ -224,8 +232,9 @@ class RootSum:
             p *= 2
 
     def __str__(self):
+        terms = sorted(self.terms.items())
         text = "".join((" - " if q < 0 else " + ") + str(abs(q))
-                       + (f"*sqrt({r})" if r > 1 else "") for r, q in sorted(self.terms.items()))
+                       + ("" if r == 1 else f"*sqrt({r})") for r, q in terms)
         return ("-" if text.startswith(" - ") else "") + text[3:] if text else "0"
 
 

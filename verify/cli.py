@@ -62,6 +62,27 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a JSON list of objects with id, statement, hypotheses")
     p.set_defaults(run=run_list)
 
+    p = sub.add_parser(
+        "search", help="search small integer matrices for counterexamples "
+                       "(theorem 5.5, theorem H.1)",
+        description="Search every small integer matrix for new counterexamples: for "
+                    "theorem H.1, labelled point configurations (n distinct points in "
+                    "[-K, K]^2, collinear sets left out) with equal sign patterns "
+                    "S([1|P]) = S([1|Q]) and different ranking patterns; for theorem "
+                    "5.5, integer matrices with distinct non-zero rows and equal exact "
+                    "cosine matrices but different ranking patterns. Every reported "
+                    "pair is confirmed by the exact engine and printed with certified "
+                    "differing rankings.")
+    p.add_argument("kind", choices=("theorem",), help="theorem")
+    p.add_argument("number", choices=("5.5", "H.1"), help="5.5 or H.1")
+    p.add_argument("--n", type=int, default=4, help="rows / points (default 4)")
+    p.add_argument("--d", type=int, default=2, help="dimension (default 2)")
+    p.add_argument("--box", type=int, default=1, help="entries in [-K, K] (default 1)")
+    p.add_argument("--limit", type=int, default=3, help="pairs to report (default 3)")
+    p.add_argument("--json", action="store_true", help="print the pairs as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=run_search)
+
     from verify.claims.registry import KINDS
 
     for kind in KINDS:
@@ -224,6 +245,50 @@ def _print_sweep_report(claim, report) -> None:
         print(f"FAILS: {report.checked - report.agreed} of {report.checked} matrices "
               f"disagree; the first is written to {report.counterexample} "
               f"({report.seconds:.1f} s)")
+
+
+# --- search -------------------------------------------------------------------------
+
+def run_search(args) -> int:
+    import time
+
+    from verify.claims.search import search_55, search_h1
+    from verify.claims.theorem_h1 import compare_configurations
+
+    if args.n < 1 or args.d < 1 or args.box < 0 or args.limit < 1:
+        raise InputError("--n, --d, --limit must be >= 1 and --box >= 0")
+    start = time.perf_counter()
+    search = search_h1 if args.number == "H.1" else search_55
+    pairs, examined = search(args.n, args.d, args.box, limit=args.limit)
+    seconds = time.perf_counter() - start
+    results = [(P, Q, compare_configurations(P, Q)) for P, Q in pairs]
+    if args.json:
+        json.dump({"claim": f"theorem {args.number}", "n": args.n, "d": args.d,
+                   "box": args.box, "examined": examined, "seconds": round(seconds, 2),
+                   "pairs": [{"P": P, "Q": Q,
+                              "only_in_P": [list(r) for r, _, _ in res["only_in_A"]],
+                              "only_in_Q": [list(r) for r, _, _ in res["only_in_B"]]}
+                             for P, Q, res in results]}, sys.stdout)
+        sys.stdout.write("\n")
+        return 0
+    what = ("labelled point configurations with equal sign patterns S([1|P]) = "
+            "S([1|Q])" if args.number == "H.1" else "matrices with equal cosine matrices")
+    print(f"search theorem {args.number}: {what} and different ranking patterns")
+    print(f"n = {args.n}, d = {args.d}, entries in [-{args.box}, {args.box}]: "
+          f"{examined} {'point sets' if args.number == 'H.1' else 'matrices'} examined "
+          f"in {seconds:.1f} s; {len(pairs)} pair{'s' if len(pairs) != 1 else ''} found")
+    for k, (P, Q, res) in enumerate(results):
+        print(f"pair {k}: P = {P}")
+        print(f"        Q = {Q}")
+        for side, name in (("A", "P"), ("B", "Q")):
+            for ranking, witness, cert in res[f"only_in_{side}"]:
+                from verify.numbers.rational import format_rational
+
+                print(f"  only in R({name}): {' > '.join(map(str, ranking))}  "
+                      f"x = ({', '.join(format_rational(a) for a in witness)}); "
+                      f"Gordan certificate on the other side "
+                      f"({len(cert.multipliers)} multipliers)")
+    return 0
 
 
 # --- pattern -------------------------------------------------------------------------

@@ -28,6 +28,7 @@ class ClaimOutcome:
     evidence: str = ""          # one line for tables
     certificate: dict | None = None
     seconds: float = 0.0
+    json: dict | None = None    # a claim's own documented JSON object, if it has one
 
     def add(self, description: str, holds: bool, detail: str = "") -> bool:
         self.steps.append(Step(description, bool(holds), detail))
@@ -42,6 +43,8 @@ class ClaimOutcome:
         return self.status == "verified"
 
     def to_json(self) -> dict:
+        if self.json is not None:
+            return self.json
         return {"claim": self.claim, "status": self.status, "evidence": self.evidence,
                 "steps": [{"description": s.description, "holds": s.holds,
                            "detail": s.detail} for s in self.steps],
