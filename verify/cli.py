@@ -121,6 +121,21 @@ def _add_claim_options(p) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--output-dir", metavar="DIR", default=".",
                    help="where a counterexample file is written (default: .)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="worker processes for a sweep (default 1); the result is the "
+                        "same for any N")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run the sweep on a Dask cluster: 'local' starts a LocalCluster "
+                        "with --jobs workers on 127.0.0.1, otherwise the scheduler "
+                        "address, e.g. tcp://host:8786 (optional extra: pip install -e "
+                        "'.[dask]')")
+    p.add_argument("--checkpoint", metavar="FILE",
+                   help="append each finished matrix to FILE (JSON lines, flushed); "
+                        "restarting with the same arguments skips what is done")
+    p.add_argument("--shard", metavar="I/K",
+                   help="check only part I of K (matrices k with k mod K = I-1)")
+    p.add_argument("--merge", nargs="+", metavar="FILE",
+                   help="report the sweep from the checkpoints of all its shards")
     p.add_argument("--labels", type=int, nargs=2, metavar=("I", "J"),
                    help="a pair of labels (0-based) for claims about one pair, e.g. "
                         "theorem 3.4")

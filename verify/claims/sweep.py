@@ -3,22 +3,34 @@
 The report says how many matrices were checked, how many were skipped (outside the
 claim's hypotheses, with the reason), how many agreed, how many cells were compared,
 and where the first disagreement was written, if any.
+
+Sweeps are embarrassingly parallel. Matrix ``k`` of a family is always the same matrix
+(the family is deterministic), its check is a pure function of it, and results are
+merged in the order of ``k``; so the report is identical whether the matrices were
+checked by one process, by ``--jobs N`` worker processes, by a Dask cluster
+(``--scheduler``), in ``--shard i/k`` parts merged afterwards, or across a crash and a
+restart from a ``--checkpoint``.
+
+Checkpoint files are JSON lines: a header naming the claim, the family and the shard,
+then one line per finished matrix, flushed to disk as soon as it is known. A line cut
+short by a crash is dropped when the sweep restarts.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from verify.claims.families import (
-    enumerated_matrices,
-    exhaustive_count_bound,
-    exhaustive_matrices,
-)
+from verify.claims.families import enumerated_matrices, exhaustive_matrices
 from verify.errors import InputError
+
+CHECKPOINT_FORMAT = "verify-checkpoint/1"
 
 
 @dataclass
@@ -34,6 +46,7 @@ class SweepReport:
     counterexample: str | None = None
     seconds: float = 0.0
     stats: dict = field(default_factory=dict)
+    shard: str | None = None
 
     @property
     def holds(self) -> bool:
@@ -46,13 +59,21 @@ class SweepReport:
                 "counterexample": self.counterexample}
 
 
+# --- the family ----------------------------------------------------------------------
+
 def family_of(claim, options):
-    """``(description, total, iterator of (label, W))`` for the options of a run."""
+    """``(description, identity, list of (label, W))`` for the options of a run.
+
+    ``identity`` is what a checkpoint must match: the claim and everything that
+    determines the family.
+    """
     if options.matrix:
         from verify.matrix_io import read_matrix
 
         W = read_matrix(options.matrix)
-        return f"the matrix in {options.matrix}", 1, iter([(options.matrix, W)])
+        digest = hashlib.sha256(Path(options.matrix).read_bytes()).hexdigest()
+        identity = {"claim": claim.id, "matrix": digest}
+        return f"the matrix in {options.matrix}", identity, [(options.matrix, W)]
     n, d = options.n, options.d
     if n < 1 or d < 1:
         raise InputError(f"--n and --d must be at least 1 (got n={n}, d={d})")
@@ -61,69 +82,245 @@ def family_of(claim, options):
         if box < 0:
             raise InputError(f"--box must be >= 0 (got {box})")
         row_signs = claim.id == "lemma 5.3"
-        gen = exhaustive_matrices(n, d, box, row_signs=row_signs)
         symmetries = "row permutations, signed column permutations" + (
             ", row sign changes" if row_signs else "")
         desc = (f"every {n} x {d} integer matrix with entries in [-{box}, {box}] up to "
                 f"{symmetries}")
-        return desc, None, ((f"exhaustive #{k}", W) for k, W in enumerate(gen))
+        identity = {"claim": claim.id, "n": n, "d": d, "exhaustive": True, "box": box}
+        matrices = [(f"exhaustive #{k}", W) for k, W in
+                    enumerate(exhaustive_matrices(n, d, box, row_signs=row_signs))]
+        return desc, identity, matrices
     if options.matrices < 1:
         raise InputError(f"--matrices must be at least 1 (got {options.matrices})")
     desc = f"{options.matrices} enumerated {n} x {d} integer matrices (seed {options.seed})"
-    gen = enumerated_matrices(n, d, seed=options.seed, count=options.matrices)
-    return desc, options.matrices, ((f"#{k} ({kind})", W) for k, (kind, W) in enumerate(gen))
+    identity = {"claim": claim.id, "n": n, "d": d, "seed": options.seed,
+                "matrices": options.matrices}
+    matrices = [(f"#{k} ({kind})", W) for k, (kind, W) in
+                enumerate(enumerated_matrices(n, d, seed=options.seed,
+                                              count=options.matrices))]
+    return desc, identity, matrices
+
+
+def parse_shard(text: str | None) -> tuple[int, int] | None:
+    """``"i/k"`` -> ``(i, k)`` with ``1 <= i <= k``; matrix ``m`` belongs to part
+    ``m % k + 1``."""
+    if not text:
+        return None
+    try:
+        i, k = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise InputError(f"--shard must look like i/k, e.g. 2/4 (got {text!r})") from None
+    if not 1 <= i <= k:
+        raise InputError(f"--shard {text}: need 1 <= i <= k")
+    return i, k
+
+
+# --- checking one matrix (a pure function, run anywhere) ------------------------------
+
+def check_one(task) -> dict:
+    """Check matrix ``index`` of the family: a JSON-ready record (picklable, pure)."""
+    claim_id, index, W = task
+    from verify.claims.cosine_patterns import check_matrix
+
+    stats: dict = {}
+    result = check_matrix(claim_id, W, stats=stats)
+    record = {"index": index, "status": result.status, "reason": result.reason,
+              "cells": result.cells, "chirotopes_agree": result.chirotopes_agree,
+              "stats": stats}
+    if result.status == "disagree":
+        record["lhs"], record["rhs"] = result.lhs, result.rhs
+    return record
+
+
+# --- checkpoints ---------------------------------------------------------------------
+
+def _header(identity: dict, shard) -> dict:
+    return {"format": CHECKPOINT_FORMAT, "family": identity,
+            "shard": f"{shard[0]}/{shard[1]}" if shard else None}
+
+
+def load_checkpoint(path: Path, identity: dict | None, shard) -> tuple[dict, dict]:
+    """The header and the finished records of a checkpoint (index -> record).
+
+    A trailing line cut short by a crash is removed from the file. A checkpoint made
+    with other arguments is refused (``identity`` None: accept any, for merging).
+    """
+    data = path.read_bytes()
+    header, records, good_end = None, {}, 0
+    # Only lines ending in a newline are complete; stop at the first one that is not
+    # valid JSON (both can only be the last line, cut short by a crash).
+    for raw in data[: data.rfind(b"\n") + 1].split(b"\n")[:-1]:
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError:
+            break
+        if header is None:
+            header = obj
+        else:
+            records[obj["index"]] = obj
+        good_end += len(raw) + 1
+    if header is None or header.get("format") != CHECKPOINT_FORMAT:
+        raise InputError(f"{path}: not a verify checkpoint")
+    if identity is not None and header != _header(identity, shard):
+        raise InputError(f"{path}: checkpoint from different arguments "
+                         f"({_describe(header)}), refusing to mix it with this run")
+    if good_end < len(data):
+        with open(path, "r+b") as f:
+            f.truncate(good_end)
+    return header, records
+
+
+def _describe(header: dict) -> str:
+    fam = ", ".join(f"{k}={v}" for k, v in header.get("family", {}).items())
+    return fam + (f", shard {header['shard']}" if header.get("shard") else "")
+
+
+class _CheckpointWriter:
+    def __init__(self, path: Path | None, header: dict, fresh: bool):
+        self.file = None
+        if path is None:
+            return
+        self.file = open(path, "a" if not fresh else "w", encoding="utf-8")
+        if fresh:
+            self.write(header)
+
+    def write(self, obj: dict) -> None:
+        if self.file is None:
+            return
+        self.file.write(json.dumps(obj, separators=(",", ":")) + "\n")
+        self.file.flush()
+        os.fsync(self.file.fileno())
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+
+
+# --- executing -----------------------------------------------------------------------
+
+def _execute(tasks, options, on_result) -> None:
+    """Run ``check_one`` on every task, calling ``on_result`` as results arrive."""
+    jobs = getattr(options, "jobs", 1) or 1
+    scheduler = getattr(options, "scheduler", None)
+    if scheduler:
+        from verify.claims.distributed import run_on_dask
+
+        run_on_dask(scheduler, check_one, tasks, on_result, jobs=jobs)
+    elif jobs > 1 and len(tasks) > 1:
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+        chunk = max(1, min(16, len(tasks) // (4 * jobs)))
+        with ctx.Pool(jobs) as pool:
+            # Completion order does not matter: the report is assembled by index.
+            for record in pool.imap_unordered(check_one, tasks, chunksize=chunk):
+                on_result(record)
+    else:
+        for task in tasks:
+            on_result(check_one(task))
 
 
 def run_cosine_claim(claim, options) -> SweepReport:
     """Check lemma 5.3 or theorem 5.6 on every matrix of the requested family."""
-    from verify.claims.cosine_patterns import check_matrix
-
-    desc, total, matrices = family_of(claim, options)
-    report = SweepReport(claim=claim.id, family=desc)
+    if getattr(options, "merge", None):
+        return merge_checkpoints(claim, options)
+    desc, identity, matrices = family_of(claim, options)
+    shard = parse_shard(getattr(options, "shard", None))
+    jobs = getattr(options, "jobs", 1)
+    if jobs is not None and jobs < 1:
+        raise InputError(f"--jobs must be at least 1 (got {jobs})")
+    indices = [k for k in range(len(matrices)) if shard is None or k % shard[1] == shard[0] - 1]
+    checkpoint = Path(options.checkpoint) if getattr(options, "checkpoint", None) else None
+    done: dict[int, dict] = {}
+    fresh = True
+    if checkpoint is not None and checkpoint.exists() and checkpoint.stat().st_size:
+        _, done = load_checkpoint(checkpoint, identity, shard)
+        fresh = False
+    writer = _CheckpointWriter(checkpoint, _header(identity, shard), fresh)
+    tasks = [(claim.id, k, matrices[k][1]) for k in indices if k not in done]
+    records = dict(done)
     start = time.perf_counter()
-    with _progress(total, options) as bar:
-        for label, W in matrices:
-            result = check_matrix(claim.id, W, stats=report.stats)
-            bar.update(1)
-            if result.status == "skipped":
-                report.skipped += 1
-                report.skip_reasons[result.reason] += 1
-                continue
-            report.checked += 1
-            report.cells += result.cells
-            report.chirotopes_agreed += bool(result.chirotopes_agree)
-            if result.status == "agree":
-                report.agreed += 1
-            elif report.counterexample is None:
-                report.counterexample = _write_counterexample(claim, label, W, result,
-                                                              options)
+    try:
+        with _progress(len(indices), options, initial=len(indices) - len(tasks)) as bar:
+            def on_result(record):
+                records[record["index"]] = record
+                writer.write(record)
+                bar.update(1)
+
+            _execute(tasks, options, on_result)
+    finally:
+        writer.close()
+    report = _report(claim, desc, matrices, [records[k] for k in indices], options)
     report.seconds = time.perf_counter() - start
+    report.shard = f"{shard[0]}/{shard[1]}" if shard else None
     return report
 
 
-def _progress(total, options):
+def merge_checkpoints(claim, options) -> SweepReport:
+    """The report of a sweep from the checkpoints of all its shards."""
+    desc, identity, matrices = family_of(claim, options)
+    records: dict[int, dict] = {}
+    shards = set()
+    for path in options.merge:
+        header, part = load_checkpoint(Path(path), None, None)
+        if header["family"] != identity:
+            raise InputError(f"{path}: checkpoint from different arguments "
+                             f"({_describe(header)})")
+        if header["shard"] in shards:
+            raise InputError(f"{path}: shard {header['shard']} given twice")
+        shards.add(header["shard"])
+        records.update(part)
+    missing = [k for k in range(len(matrices)) if k not in records]
+    if missing:
+        raise InputError(f"the checkpoints cover {len(matrices) - len(missing)} of "
+                         f"{len(matrices)} matrices (first missing: #{missing[0]}); "
+                         "finish every shard first")
+    return _report(claim, desc, matrices, [records[k] for k in range(len(matrices))],
+                   options)
+
+
+def _report(claim, desc, matrices, records, options) -> SweepReport:
+    report = SweepReport(claim=claim.id, family=desc)
+    for record in records:
+        for key, value in record.get("stats", {}).items():
+            report.stats[key] = report.stats.get(key, 0) + value
+        if record["status"] == "skipped":
+            report.skipped += 1
+            report.skip_reasons[record["reason"]] += 1
+            continue
+        report.checked += 1
+        report.cells += record["cells"]
+        report.chirotopes_agreed += bool(record["chirotopes_agree"])
+        if record["status"] == "agree":
+            report.agreed += 1
+        elif report.counterexample is None:
+            label, W = matrices[record["index"]]
+            report.counterexample = _write_counterexample(claim, label, W, record, options)
+    return report
+
+
+def _progress(total, options, initial=0):
     from tqdm import tqdm
 
     quiet = getattr(options, "quiet", False) or not sys.stderr.isatty()
-    return tqdm(total=total, disable=quiet, delay=2, file=sys.stderr, unit="matrix",
-                desc=options.claim_id if hasattr(options, "claim_id") else None)
+    return tqdm(total=total, initial=initial, disable=quiet, delay=2, file=sys.stderr,
+                unit="matrix", desc=getattr(options, "claim_id", None))
 
 
-def _write_counterexample(claim, label, W, result, options) -> str:
+def _write_counterexample(claim, label, W, record, options) -> str:
     from verify.fileio import write_json_atomic
-    from verify.numbers.rational import format_rational
     from verify.linalg import to_fmpq_rows
+    from verify.numbers.rational import format_rational
 
     directory = Path(getattr(options, "output_dir", None) or ".")
-    slug = claim.id.replace(" ", "-")
-    path = directory / f"counterexample-{slug}.json"
-    lhs, rhs = set(result.lhs), set(result.rhs)
+    path = directory / f"counterexample-{claim.id.replace(' ', '-')}.json"
+    lhs, rhs = set(record["lhs"]), set(record["rhs"])
     write_json_atomic(path, {
         "claim": claim.id,
         "matrix": label,
         "W": [[format_rational(a) for a in row] for row in to_fmpq_rows(W)],
-        "S(M)": result.lhs,
-        "S(C(M))": result.rhs,
+        "S(M)": record["lhs"],
+        "S(C(M))": record["rhs"],
         "only in S(M)": sorted(lhs - rhs),
         "only in S(C(M))": sorted(rhs - lhs),
     })
