@@ -29,12 +29,28 @@ Fact = tuple  # (description: str, holds: bool)
 
 
 def is_zero(expression) -> bool:
-    """Whether a rational expression in the symbols is identically zero.
+    """Whether a rational expression in its symbols is identically zero.
 
-    ``cancel`` brings it to one fraction p/q of polynomials in lowest terms; the
-    expression is identically zero exactly when p is the zero polynomial.
+    The expression is converted into the field ``Q(symbols)`` of rational functions
+    (sympy's sparse polynomial arithmetic, canonical numerator and denominator in
+    lowest terms); it is identically zero exactly when it is the zero element there.
+    Anything that is not a rational function of its symbols (a square root of a
+    symbol, an exponential) raises instead of being guessed.
     """
-    return sympy.cancel(sympy.together(sympy.expand(expression))) == 0
+    expression = sympy.sympify(expression)
+    if expression.has(sympy.Float):
+        raise ValueError(f"a floating-point number in a proof: {expression}")
+    symbols = sorted(expression.free_symbols, key=sympy.default_sort_key)
+    if not symbols:
+        if not expression.is_Rational:
+            raise ValueError(f"not a rational number: {expression}")
+        return expression == 0
+    field = sympy.QQ.frac_field(*symbols)
+    try:
+        element = field.from_sympy(expression)
+    except (sympy.CoercionFailed, sympy.polys.polyerrors.GeneratorsError) as error:
+        raise ValueError(f"not a rational function of {symbols}: {error}") from None
+    return element == field.zero
 
 
 def is_zero_matrix(matrix) -> bool:

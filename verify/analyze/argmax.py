@@ -453,10 +453,10 @@ def _perceptron(F: np.ndarray, labels: list[int],
         S = F @ X[:, active]
         cols = np.arange(active.size)
         own = S[lab, cols].copy()
+        scale = np.abs(S).max(axis=0)
         S[lab, cols] = -np.inf
         rival = S.argmax(axis=0)
         best = S[rival, cols]
-        scale = np.abs(S).max(axis=0) + np.abs(own)
         won = best < own - 1e-12 * scale
         for a in active[won]:
             found[int(labels[a])] = X[:, a].copy()
