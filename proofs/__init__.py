@@ -3,8 +3,11 @@
 Each module covers one topic and each proof is a function that returns a list of
 ``(description, holds)`` pairs: ``holds`` is ``True`` exactly when sympy reduced the
 difference of the two sides of an identity to the zero polynomial (or zero rational
-function), which proves the identity for every value of the symbols.  A proof that
-sympy cannot finish raises; it never reports ``True`` on a guess.
+function) in the field of rational functions of its symbols, which proves the identity
+for every value of the symbols.  The one exception is Lemma 3.1 for a symbolic number
+of labels and dimension, where the sums stay unevaluated and sympy's ``simplify``
+(equivalence transformations only) must return exactly 0.  A proof that sympy cannot
+finish raises; it never reports ``True`` on a guess.
 
 * :mod:`proofs.softmax` -- translation invariance of softmax probabilities (Nielsen &
   Grivas, Lemma 3.1 and App. A), invariance of logit differences (Theorem 3.4), and
@@ -22,8 +25,10 @@ these proofs next to exact checks on rational instances.
 from __future__ import annotations
 
 import sympy
+from sympy.polys.matrices import DomainMatrix
+from sympy.polys.polyerrors import CoercionFailed, GeneratorsError
 
-__all__ = ["Fact", "is_zero", "is_zero_matrix"]
+__all__ = ["Fact", "is_zero", "is_zero_matrix", "over_rational_functions"]
 
 Fact = tuple  # (description: str, holds: bool)
 
@@ -48,7 +53,7 @@ def is_zero(expression) -> bool:
     field = sympy.QQ.frac_field(*symbols)
     try:
         element = field.from_sympy(expression)
-    except (sympy.CoercionFailed, sympy.polys.polyerrors.GeneratorsError) as error:
+    except (CoercionFailed, GeneratorsError) as error:
         raise ValueError(f"not a rational function of {symbols}: {error}") from None
     return element == field.zero
 
@@ -56,3 +61,20 @@ def is_zero(expression) -> bool:
 def is_zero_matrix(matrix) -> bool:
     """Whether every entry of a sympy matrix is identically zero (see :func:`is_zero`)."""
     return all(is_zero(entry) for entry in matrix)
+
+
+def over_rational_functions(*matrices):
+    """The matrices as :class:`DomainMatrix` over one field ``Q(symbols)``: ``(K, [..])``.
+
+    Products computed there are reduced to lowest terms entry by entry, which keeps
+    products of several rational matrices small; ``M.is_zero_matrix`` is then an exact
+    test.  Scalars enter as ``K.convert(expression)``.
+    """
+    symbols = set()
+    for M in matrices:
+        symbols |= sympy.Matrix(M).free_symbols
+    field = sympy.QQ.frac_field(*sorted(symbols, key=sympy.default_sort_key))
+    converted = [DomainMatrix.from_list_sympy(*sympy.Matrix(M).shape,
+                                              sympy.Matrix(M).tolist()).convert_to(field)
+                 for M in matrices]
+    return field, converted

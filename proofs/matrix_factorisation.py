@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import sympy
 
-from proofs import Fact, is_zero, is_zero_matrix
+from proofs import Fact, is_zero, is_zero_matrix, over_rational_functions
 
 __all__ = [
     "objective_1",
@@ -100,7 +100,8 @@ def eq1_rescaling_invariance(p: int = 2, k: int = 2, m: int = 2, D=None) -> list
     product = is_zero_matrix(A * D * (B * D_inv).T - A * B.T)
     objective = is_zero(objective_1(X, A * D, B * D_inv) - objective_1(X, A, B))
     return [
-        (f"A D (B D^-1)^T = A B^T (A, B {p} x {k} symbolic, D = {sympy.sstr(D)})", product),
+        (f"A D (B D^-1)^T = A B^T (A, B {p} x {k} symbolic, "
+         f"D = {sympy.sstr(D.tolist())})", product),
         (f"objective (1) unchanged: f1(A D, B D^-1) = f1(A, B) (X {m} x {p}, lambda "
          f"symbolic)", objective),
     ]
@@ -144,12 +145,15 @@ def eq1_closed_form(shrink=None) -> list[Fact]:
         def shrink(sigma, lam):
             return 1 / (1 + lam / sigma ** 2)
     U, S, V, sigma = _svd_2x2()
-    X = U * S * V.T
-    P = V * sympy.diag(*[shrink(s, LAMBDA) for s in sigma]) * V.T
-    gradient = 2 * (X.T * X + LAMBDA * sympy.eye(2)) * P - 2 * X.T * X
+    K, (U, S, V, W) = over_rational_functions(
+        U, S, V, sympy.diag(*[shrink(s, LAMBDA) for s in sigma]))
+    X = U * S * V.transpose()
+    P = V * W * V.transpose()
+    gram = X.transpose() * X
+    gradient = (gram * P + P * K.convert(LAMBDA) - gram) * K.convert(2)
     return [("gradient of (1) vanishes at V diag(1/(1 + lambda/sigma_i^2)) V^T for "
              "X = U Sigma V^T (2 x 2; U, V Cayley rotations; sigma_i, lambda symbolic)",
-             is_zero_matrix(gradient))]
+             gradient.is_zero_matrix)]
 
 
 def _eq2_gradients(X, A, B, lam=LAMBDA):
@@ -180,7 +184,8 @@ def eq2_rotation_invariance(R=None) -> list[Fact]:
     R = sympy.Matrix(R)
     X, A, B = _matrix("x", 2, 2), _matrix("a", 2, 2), _matrix("b", 2, 2)
     return [
-        (f"R^T R = I for R = {sympy.sstr(R)}", is_zero_matrix(R.T * R - sympy.eye(2))),
+        (f"R^T R = I for R = {sympy.sstr(R.tolist())}",
+         is_zero_matrix(R.T * R - sympy.eye(2))),
         ("objective (2) unchanged: f2(A R, B R) = f2(A, B) (X, A, B 2 x 2 symbolic)",
          is_zero(objective_2(X, A * R, B * R) - objective_2(X, A, B))),
     ]
@@ -203,24 +208,41 @@ def eq2_rescaling(m: int = 2, p: int = 2, k: int = 2) -> list[Fact]:
 def eq2_closed_form() -> list[Fact]:
     """Both gradients of (2) vanish at eq. 6 (2 x 2, all singular values above lambda).
 
-    Writing ``sigma_i = lambda + e_i`` with ``e_i > 0`` keeps ``(1 - lambda/sigma_i)_+``
-    positive, so ``sqrt(sigma_i^-1 (1 - lambda/sigma_i)) = sqrt(e_i) / sigma_i`` and
-    ``sqrt(sigma_i (1 - lambda/sigma_i)) = sqrt(e_i)``.
+    Writing ``sigma_i = lambda + r_i^2`` with ``r_i > 0`` keeps ``(1 - lambda/sigma_i)_+``
+    positive and makes the square roots rational functions:
+    ``sqrt(sigma_i^-1 (1 - lambda/sigma_i)) = sqrt(r_i^2 / sigma_i^2) = r_i / sigma_i`` and
+    ``sqrt(sigma_i (1 - lambda/sigma_i)) = sqrt(r_i^2) = r_i`` (all quantities positive).
     """
     s, t = sympy.symbols("s t", real=True)
-    e = sympy.symbols("e0 e1", positive=True)
-    sigma = [LAMBDA + ei for ei in e]
+    r = sympy.symbols("r0 r1", positive=True)
+    sigma = [LAMBDA + ri ** 2 for ri in r]
     U, V = cayley_rotation(s), cayley_rotation(t)
     X = U * sympy.diag(*sigma) * V.T
-    A = V * sympy.diag(*[sympy.sqrt(sigma[i] ** -1 * (1 - LAMBDA / sigma[i])) for i in range(2)])
-    B = V * sympy.diag(*[sympy.sqrt(sigma[i] * (1 - LAMBDA / sigma[i])) for i in range(2)])
-    A, B = A.applyfunc(sympy.simplify), B.applyfunc(sympy.simplify)
-    grad_A, grad_B = _eq2_gradients(X, A, B)
-    soft = U * sympy.diag(*e) * V.T
+    radicands_A = [sigma[i] ** -1 * (1 - LAMBDA / sigma[i]) for i in range(2)]
+    radicands_B = [sigma[i] * (1 - LAMBDA / sigma[i]) for i in range(2)]
+    # r_i / sigma_i and r_i are positive and square to the radicands, so they are the
+    # square roots: the proof never asks sympy to simplify a square root.
+    named_A = [r[i] / sigma[i] for i in range(2)]
+    named_B = [r[i] for i in range(2)]
+    roots = all(is_zero(a ** 2 - ra) and is_zero(b ** 2 - rb)
+                for a, ra, b, rb in zip(named_A, radicands_A, named_B, radicands_B))
+    K, (U, V, S, DA, DB, T) = over_rational_functions(
+        U, V, sympy.diag(*sigma), sympy.diag(*named_A), sympy.diag(*named_B),
+        sympy.diag(*[ri ** 2 for ri in r]))
+    X = U * S * V.transpose()
+    A, B = V * DA, V * DB
+    residual = X - X * A * B.transpose()
+    two, two_lambda = K.convert(2), K.convert(2 * LAMBDA)
+    grad_A = X.transpose() * residual * B * (-two) + X.transpose() * X * A * two_lambda
+    grad_B = residual.transpose() * X * A * (-two) + B * two_lambda
+    soft = U * T * V.transpose()
     return [
+        ("with sigma_i = lambda + r_i^2 (r_i > 0): sqrt(sigma_i^-1 (1 - lambda/sigma_i)) "
+         "= r_i/sigma_i and sqrt(sigma_i (1 - lambda/sigma_i)) = r_i (positive roots "
+         "of the radicands)", roots),
         ("df2/dA = 0 and df2/dB = 0 at A = V diag(sqrt(sigma_i^-1 (1 - lambda/sigma_i))), "
          "B = V diag(sqrt(sigma_i (1 - lambda/sigma_i))) (2 x 2, U, V Cayley rotations, "
-         "sigma_i > lambda symbolic)", is_zero_matrix(grad_A) and is_zero_matrix(grad_B)),
+         "sigma_i > lambda symbolic)", grad_A.is_zero_matrix and grad_B.is_zero_matrix),
         ("X A B^T = U diag(sigma_i - lambda) V^T (soft-thresholded singular values)",
-         is_zero_matrix(X * A * B.T - soft)),
+         (X * A * B.transpose() - soft).is_zero_matrix),
     ]

@@ -30,7 +30,6 @@ from verify.certificates import claim_certificate, format_sqrt_sum, write_certif
 from verify.checker import (
     SQUARE_ROOTS,
     CertificateError,
-    RootSum,
     check_certificate,
     cosine_matrix,
 )
@@ -272,8 +271,8 @@ def parse(text):
 
 
 def test_exact_zero_and_near_cancellation():
+    assert parse("sqrt(8) - 2*sqrt(2)").terms == {}  # first: a missed zero never decides
     assert parse("sqrt(8) - 2*sqrt(2)").sign() == 0
-    assert parse("sqrt(8) - 2*sqrt(2)").terms == {}
     assert parse("sqrt(12) + 1/3*sqrt(27) - 3*sqrt(3)").sign() == 0
     assert parse("sqrt(49) - 7").sign() == 0
     assert parse("99*sqrt(2) - 140").sign() == 1
@@ -290,13 +289,11 @@ def test_exact_zero_and_near_cancellation():
                                   "-2/3*sqrt(5) + 1", "1 - sqrt(2) + 3/7*sqrt(10)",
                                   "0*sqrt(2)", "007/010"])
 def test_number_grammar_accepts(text):
-    value = parse(text)
-    assert (value - RootSum.of(0) - parse_value_with_engine(text)).sign() == 0
-
-
-def parse_value_with_engine(text):
-    """The same number through the engine's parser, back into the checker's type."""
-    return parse(format_sqrt_sum(parse_sqrt_sum(text)))
+    # The checker's value, rebuilt as the engine's number, is what the engine reads.
+    value = SqrtSum.from_terms(list(parse(text).terms.items()))
+    assert value == parse_sqrt_sum(text)
+    # The generator's text of any number reads back to it.
+    assert (parse(format_sqrt_sum(value)) - parse(text)).terms == {}
 
 
 @pytest.mark.parametrize("text", ["", " 1", "1 ", "+1", "1+sqrt(2)", "1 +sqrt(2)",
@@ -409,3 +406,26 @@ def test_checker_runs_without_the_engine_libraries(tmp_path):
                          capture_output=True, text=True, cwd=tmp_path)
     assert run.returncode == 1
     assert f"{bad}: INVALID: evidence.cosine: refutation 0 " in run.stderr
+
+
+# --- the exact simplex over an ordered field -------------------------------------------
+
+def test_field_simplex_decides_both_ways():
+    from verify.feasibility import GordanCertificate, Witness
+    from verify.field_simplex import strict_feasibility_over
+
+    s2 = SqrtSum.sqrt(2)
+    # Rows (1, 0), (0, 1), (-1, -sqrt 2): infeasible, y = (1, sqrt 2, 1) up to scale.
+    answer = strict_feasibility_over([[1, 0], [0, 1], [-1, -s2]], SqrtSum(1))
+    assert isinstance(answer, GordanCertificate)
+    y = dict(answer.multipliers)
+    assert sorted(y) == [0, 1, 2] and y[1] == s2 * y[0] and y[2] == y[0] and y[0] > 0
+    # Rows (1, 0), (0, 1), (-1, sqrt 2): the point must satisfy all three strictly.
+    answer = strict_feasibility_over([[1, 0], [0, 1], [-1, s2]], SqrtSum(1))
+    assert isinstance(answer, Witness)
+    z = answer.point
+    assert z[0] > 0 and z[1] > 0 and s2 * z[1] - z[0] > 0
+    # Over Q as well.
+    answer = strict_feasibility_over([[1, 2], [-2, -4], [3, 1]], Fraction(1))
+    assert isinstance(answer, GordanCertificate) and dict(answer.multipliers) == {
+        0: Fraction(2, 3), 1: Fraction(1, 3)}

@@ -63,6 +63,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=run_list)
 
     p = sub.add_parser(
+        "all", help="check every claim (the regression suite)",
+        description="Run every registered claim with its default size and print a table "
+                    "(claim, status, evidence, time). Exit 0 only if every claim is "
+                    "verified.")
+    p.add_argument("--json", action="store_true",
+                   help="a JSON list of {id, status, evidence, seconds}")
+    p.add_argument("--certificates", metavar="DIR",
+                   help="write one certificate per claim into DIR")
+    p.set_defaults(run=run_all_claims)
+
+    p = sub.add_parser(
         "search", help="search small integer matrices for counterexamples "
                        "(theorem 5.5, theorem H.1)",
         description="Search every small integer matrix for new counterexamples: for "
@@ -260,6 +271,46 @@ def _print_sweep_report(claim, report) -> None:
         print(f"FAILS: {report.checked - report.agreed} of {report.checked} matrices "
               f"disagree; the first is written to {report.counterexample} "
               f"({report.seconds:.1f} s)")
+
+
+# --- all ----------------------------------------------------------------------------
+
+def run_all_claims(args) -> int:
+    from verify.claims.run_all import run_all
+
+    def progress(row):
+        if not args.json:
+            print(f"{row['id']:<24} {row['status']:<9} {row['seconds']:>7.1f} s  "
+                  f"{row['evidence']}", flush=True)
+
+    if not args.json:
+        print(f"{'claim':<24} {'status':<9} {'time':>9}  evidence")
+    rows = run_all(progress=progress)
+    if args.certificates:
+        _write_all_certificates(args.certificates, rows)
+    if args.json:
+        json.dump([{k: v for k, v in row.items() if k != "report"} for row in rows],
+                  sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        bad = [row["id"] for row in rows if row["status"] != "verified"]
+        total = sum(row["seconds"] for row in rows)
+        print(f"{len(rows) - len(bad)} of {len(rows)} claims verified in {total:.1f} s"
+              + (f"; not verified: {', '.join(bad)}" if bad else ""))
+    return 0 if all(row["status"] == "verified" for row in rows) else 1
+
+
+def _write_all_certificates(directory, rows) -> None:
+    from pathlib import Path
+
+    from verify.certificates import write_certificate
+
+    Path(directory).mkdir(parents=True, exist_ok=True)
+    for row in rows:
+        cert = getattr(row["report"], "certificate", None)
+        if cert is not None:
+            write_certificate(Path(directory) / f"{row['id'].replace(' ', '-')}.cert.json",
+                              cert)
 
 
 # --- search -------------------------------------------------------------------------

@@ -256,53 +256,20 @@ def _proportional(u, v) -> bool:
 
 
 def _exact_simplex(Z: list[list[int]]) -> Evidence:
-    """Decide exactly by the simplex method over Q (phase 1, Bland's rule).
+    """Decide exactly by the simplex method over Q (phase 1 on the Gordan system).
 
-    Phase 1 for the Gordan system ``E y = b``, ``y >= 0`` with ``E = [A^T; 1^T]`` and
-    ``b = (0, ..., 0, 1)``: minimise the sum of artificial variables ``s`` in
-    ``E y + s = b``. If the optimum is 0, the basic solution ``y`` is a certificate with
-    at most ``rank(E) <= rank(A) + 1`` non-zeros. Otherwise the optimal duals ``pi``
-    satisfy ``pi . E_j <= 0`` for every column and ``pi . b > 0``, that is
-    ``a_j . (-pi_z) >= pi_t > 0``: the point ``z = -pi_z`` is a witness.
-
-    (sympy's ``linprog`` returned a feasible point for an infeasible system in our
-    tests, and cddlib's exact build needs a system library, hence this small method.
-    Its answers are checked exactly like any other proposal.)
+    :func:`verify.field_simplex.strict_feasibility_over` over ``fmpq``: a basic solution
+    of ``{y >= 0, A^T y = 0, sum y = 1}`` has at most ``rank(A) + 1`` non-zeros; if there
+    is none, the optimal phase-1 duals give the witness. (sympy's ``linprog`` returned
+    a feasible point for an infeasible system in our tests, and cddlib's exact build
+    needs a system library, hence this small method; its answers are checked exactly
+    like any other.)
     """
-    N, k = len(Z), len(Z[0])
-    m = k + 1
-    # Tableau rows: [E | I | b]; basis starts with the artificials.
-    T = [[fmpq(Z[j][i]) for j in range(N)] + [fmpq(int(r == i)) for r in range(m)] + [fmpq(0)]
-         for i in range(k)]
-    T.append([fmpq(1)] * N + [fmpq(int(r == k)) for r in range(m)] + [fmpq(1)])
-    basis = [N + i for i in range(m)]
-    ncol = N + m
-    # Reduced costs of the phase-1 objective sum(s): c_j - c_B B^{-1} E_j.
-    cost = [fmpq(0)] * N + [fmpq(1)] * m
-    reduced = [cost[j] - sum((T[i][j] for i in range(m)), fmpq(0)) for j in range(ncol)]
-    objective = sum((T[i][-1] for i in range(m)), fmpq(0))
-    while True:
-        entering = next((j for j in range(ncol) if reduced[j] < 0), None)  # Bland
-        if entering is None:
-            break
-        ratios = [(T[i][-1] / T[i][entering], basis[i], i) for i in range(m)
-                  if T[i][entering] > 0]
-        _, _, leave = min(ratios)  # ties broken by smallest basic index (Bland)
-        pivot = T[leave][entering]
-        T[leave] = [x / pivot for x in T[leave]]
-        for i in range(m):
-            if i != leave and T[i][entering] != 0:
-                f = T[i][entering]
-                T[i] = [a - f * b for a, b in zip(T[i], T[leave])]
-        f = reduced[entering]
-        reduced = [a - f * b for a, b in zip(reduced, T[leave][:ncol])]
-        objective += f * T[leave][-1]
-        basis[leave] = entering
-    if objective == 0:
-        y = {basis[i]: T[i][-1] for i in range(m) if basis[i] < N and T[i][-1] != 0}
-        cert = GordanCertificate(multipliers=tuple(sorted(y.items())))
-        return reduce_certificate(Z, cert)
-    # Optimal duals: reduced cost of artificial r is 1 - pi_r.
-    pi = [fmpq(1) - reduced[N + r] for r in range(m)]
-    den = lcm(*(int(x.q) for x in pi[:k]))
-    return Witness(point=_primitive_point([int(-x * den) for x in pi[:k]]))
+    from verify.field_simplex import strict_feasibility_over
+
+    evidence = strict_feasibility_over(Z, fmpq(1))
+    if isinstance(evidence, GordanCertificate):
+        return reduce_certificate(Z, evidence)
+    point = [fmpq(a) for a in evidence.point]
+    den = lcm(*(int(x.q) for x in point))
+    return Witness(point=_primitive_point([int(x * den) for x in point]))

@@ -92,7 +92,7 @@ __all__ = [
 ]
 
 #: Bits of the integer points proposed from float witnesses (retried with more).
-POINT_BITS = (26, 52)
+POINT_BITS = (3, 8, 26, 52)
 #: Perceptron rounds before the remaining labels go to the linear program.
 PERCEPTRON_ROUNDS = 40
 

@@ -59,6 +59,108 @@ CLAIMS: dict[str, Claim] = {c.id: c for c in [
                     "independently and compared, for every enumerated matrix",
         runner="verify.claims.sweep:run_cosine_claim",
         sweep=True),
+    Claim(
+        id="lemma 3.1",
+        statement="Adding any u in R^d to every unembedding w_i leaves all softmax "
+                  "probabilities unchanged.",
+        hypotheses="none (any W, any u, any input)",
+        establishes="p_i(W + 1u^T, x) = p_i(W, x) symbolically (sympy: for symbolic n, d, "
+                    "i, x, u, and as a rational-function identity with every entry of a "
+                    "3 x 2 W, u and x symbolic), and exactly on example C.1 (or --matrix): "
+                    "the logits of the translated model are the old ones plus one "
+                    "constant, for several rational u and x",
+        runner="verify.claims.translation:run_lemma_3_1"),
+    Claim(
+        id="lemma 3.2",
+        statement="For v_i != v_j, u = -(v_i + v_j)/2 gives cos(v_i + u, v_j + u) = -1.",
+        hypotheses="v_i != v_j",
+        establishes="symbolically v_j + u = -(v_i + u) with v_i + u = (v_i - v_j)/2 != 0, "
+                    "and Lagrange's identity (cos = -1 iff (a.b)^2 = |a|^2|b|^2 and "
+                    "a.b < 0); that criterion checked in Q on example C.1's pair and "
+                    "every pair of distinct vectors in {-1,0,1}^2 and {-1,0,1}^3 (or the "
+                    "rows of --matrix)",
+        runner="verify.claims.translation:run_lemma_3_2"),
+    Claim(
+        id="lemma 3.3",
+        statement="For any v_i, v_j some u gives cos(v_i + u, v_j + u) = 1; for v_i != v_j, "
+                  "u = -v_i + (v_j - v_i)/2 works.",
+        hypotheses="none (v_i = v_j is the case a = b)",
+        establishes="symbolically v_j + u = 3 (v_i + u) with v_i + u = (v_j - v_i)/2, and "
+                    "cos = +1 iff (a.b)^2 = |a|^2|b|^2 and a.b > 0, checked in Q on the "
+                    "same pairs as lemma 3.2; for v_i = v_j a u with v_i + u != 0 gives "
+                    "a = b and cosine +1",
+        runner="verify.claims.translation:run_lemma_3_3"),
+    Claim(
+        id="theorem 3.4",
+        statement="For a softmax classifier with w_i != w_j there are two models with the "
+                  "same probabilities for every input, one with cos(w_i, w_j) = -1 and one "
+                  "with +1.",
+        hypotheses="w_i != w_j (default: example C.1, labels 0 and 1; --matrix, --labels)",
+        establishes="both models built from W, i, j by the translations of lemmas 3.2 and "
+                    "3.3; every logit difference unchanged as a polynomial identity in a "
+                    "symbolic x and on rational inputs; cos(w'_i, w'_j) = -1 and +1 "
+                    "decided in Q and confirmed as exact sums of square roots",
+        runner="verify.claims.translation:run_theorem_3_4"),
+    Claim(
+        id="appendix D",
+        statement="Dot products between unembeddings can change sign between equivalent "
+                  "models; Euclidean distances change under W -> cW, f -> f/c while "
+                  "probabilities do not.",
+        hypotheses="w_i != w_j; c^2 != 1",
+        establishes="on example C.1 (or --matrix, --labels): w_i.w_j < 0 in one model and "
+                    "> 0 in an equivalent one, normalised distances 4 and 0; W -> 2W, "
+                    "f -> f/2 keeps every logit (symbolic identity and exact inputs) and "
+                    "doubles |w_i - w_j| exactly",
+        runner="verify.claims.translation:run_appendix_d"),
+    Claim(
+        id="steck eq1-invariance",
+        statement="Objective (1) |X - XAB^T|^2 + lambda |AB^T|^2 is unchanged by A -> AD, "
+                  "B -> BD^-1 for any invertible diagonal D, yet item-item, user-user and "
+                  "user-item cosine similarities change with D.",
+        hypotheses="D diagonal and invertible",
+        establishes="A D (B D^-1)^T = A B^T and (1) unchanged, symbolically and exactly on "
+                    "a rational instance X = U Sigma V^T (Cayley orthogonal U, V); the "
+                    "three cosine matrices, exact sums of square roots, differ between "
+                    "D = I and D = diag(2, 1/3)",
+        runner="verify.claims.steck:run_eq1_invariance"),
+    Claim(
+        id="steck eq1-closed-form",
+        statement="A minimiser of (1) is AB^T = V_k diag(1/(1 + lambda/sigma_i^2)) V_k^T "
+                  "where X = U Sigma V^T.",
+        hypotheses="lambda > 0",
+        establishes="symbolic gradient and second-order expansion of (1) in P = AB^T "
+                    "(a convex quadratic) and the vanishing gradient for a symbolic 2 x 2 "
+                    "SVD; on a rational instance: zero gradient at the closed form, "
+                    "X^T X + lambda I positive definite (unique minimiser for k = p), "
+                    "A = B = V_k diag(..)^(1/2) reproduces it, and for k < p both partial "
+                    "gradients vanish and no other choice of k singular directions is "
+                    "lower",
+        runner="verify.claims.steck:run_eq1_closed_form"),
+    Claim(
+        id="steck full-rank",
+        statement="For k = p and D = diag(1/(1 + lambda/sigma_i^2))^(1/2) applied to "
+                  "A = B = V diag(1/(1 + lambda/sigma_i^2))^(1/2): B^(D) = V, so item-item "
+                  "cosine is the identity; with D^-1 instead, user-user cosine is the "
+                  "cosine of the rows of X.",
+        hypotheses="k = p, lambda > 0",
+        establishes="exactly, with square roots, on a rational instance: A B^T minimises "
+                    "(1), B D^-1 = V and item-item cosine = I, user-item cosine = "
+                    "row-normalised dot products (same item ranking per user), and with "
+                    "D^-1: A D^-1 = V and user-user cosine of XV = cosine of the rows of X",
+        runner="verify.claims.steck:run_full_rank"),
+    Claim(
+        id="steck eq2-unique",
+        statement="Objective (2) |X - XAB^T|^2 + lambda (|XA|^2 + |B|^2) has minimiser "
+                  "A = V_k diag(sqrt(sigma_i^-1 (1 - lambda/sigma_i)_+)), "
+                  "B = V_k diag(sqrt(sigma_i (1 - lambda/sigma_i)_+)), unique up to a "
+                  "rotation R, and cosine similarities are invariant under that rotation.",
+        hypotheses="lambda > 0; R orthogonal",
+        establishes="symbolic gradients and zero gradient at eq. 6; on a rational instance "
+                    "with exact square roots: both gradients vanish, XAB^T is the "
+                    "soft-thresholded SVD, the value beats the other stationary points, a "
+                    "diagonal rescaling raises (2) while a rational rotation (Cayley) keeps "
+                    "it and keeps all three cosine matrices exactly",
+        runner="verify.claims.steck:run_eq2_unique"),
 ]}
 
 KINDS = ("lemma", "theorem", "proposition", "example", "appendix", "steck")

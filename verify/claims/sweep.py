@@ -117,11 +117,21 @@ def parse_shard(text: str | None) -> tuple[int, int] | None:
 
 # --- checking one matrix (a pure function, run anywhere) ------------------------------
 
+#: claim id -> "module:function" checking one matrix (returns a ``MatrixCheck``).
+MATRIX_CHECKS = {
+    "lemma 5.3": "verify.claims.cosine_patterns:check_matrix",
+    "theorem 5.6": "verify.claims.cosine_patterns:check_matrix",
+    "proposition E.2": "verify.claims.orthants:check_matrix",
+}
+
+
 def check_one(task) -> dict:
     """Check matrix ``index`` of the family: a JSON-ready record (picklable, pure)."""
     claim_id, index, W = task
-    from verify.claims.cosine_patterns import check_matrix
+    from importlib import import_module
 
+    module, function = MATRIX_CHECKS[claim_id].split(":")
+    check_matrix = getattr(import_module(module), function)
     stats: dict = {}
     result = check_matrix(claim_id, W, stats=stats)
     record = {"index": index, "status": result.status, "reason": result.reason,

@@ -1,0 +1,596 @@
+r"""Which pairs of labels can be tied for the highest probability, decided exactly.
+
+Mathematics
+-----------
+Labels ``i != j`` of ``W`` (rows ``w_0 ... w_{n-1}`` in ``R^d``) *can be tied for the
+highest probability* iff some input ``x`` has
+
+    w_i . x = w_j . x > w_k . x      for every other label k.
+
+With ``v = w_i - w_j`` and ``a_k = w_i - w_k`` this is the mixed system
+``v . x = 0``, ``a_k . x > 0`` (``k != i, j``). Motzkin's transposition theorem (the
+form of Gordan's theorem with one equation; Schrijver 1986, §7.8) says that exactly one
+of the following holds:
+
+* a **witness** ``x`` with ``v . x = 0`` and ``a_k . x > 0`` for all ``k != i, j``;
+* a **certificate** ``y_k >= 0`` (``k != i, j``), not all zero, and a real ``t`` with
+  ``sum_k y_k (w_i - w_k) + t (w_i - w_j) = 0``.
+
+(Taking the dot product of the certificate with a witness would give
+``sum_k y_k a_k . x = 0`` with every term ``>= 0`` and one ``> 0``.) Exactly: the
+system is decided by restricting ``x`` to the hyperplane ``v . x = 0`` through an
+integer basis of it (``B = [v_p e_q - v_q e_p]_{q != p}`` for a ``p`` with
+``v_p != 0``), which turns it into a strict system ``(a_k^T B) z > 0`` for
+:func:`verify.feasibility.strict_feasibility`; its Gordan multipliers ``y`` give
+``sum y_k a_k`` orthogonal to that hyperplane, hence a multiple ``-t v``.
+
+**Geometric form.** Let ``P = conv(W)``. The inputs ``x`` maximised by a set ``S`` of
+labels are the normal cone of the face of ``P`` on which ``x`` is maximal, and the
+labels of ``S`` are the rows lying on that face. Hence ``i`` and ``j`` can tie iff
+
+* ``w_i != w_j`` and the segment ``[w_i, w_j]`` is an **edge** of ``P`` that contains no
+  other row (the argmax regions of ``i`` and ``j`` are adjacent across a facet of the
+  normal fan), or
+* ``w_i = w_j`` and this point is a vertex of ``P`` that no third label shares.
+
+Equivalently, the line through ``w_i`` and ``w_j`` misses the convex hull of the other
+rows (the certificate exhibits a point of that hull on the line). In the plane the tie
+pairs are the edges of the convex polygon of the rows, an edge with a row in its
+relative interior giving no tie. The *tie graph* (labels as nodes, tie pairs as edges)
+is therefore the edge graph (1-skeleton) of ``P`` restricted to the labels that can
+win, the graph Grivas et al. (2022) study through the normal fan of the softmax.
+
+**Free certificates.** If label ``i`` is unargmaxable, ``w_i = sum_k lambda_k w_k`` and
+``w_i != w_j``, then ``sum_{k != j} lambda_k (w_i - w_k) + lambda_j (w_i - w_j) = 0``
+is a certificate for every pair ``(i, j)``; the same holds with the roles swapped
+(using ``w_j - w_k = (w_i - w_k) - (w_i - w_j)``).
+
+Algorithm
+---------
+For ``n <= 200`` labels every pair is decided; above that only the pairs asked for
+(the analysis asks for the nearest cosine neighbours) plus the tie pairs found by
+*ray shooting*: starting inside the argmax region of label ``i`` (at its exact
+witness), a ray leaves that region through the facet shared with some label ``k``; at
+the exit point ``i`` and ``k`` are tied above everybody else. Exit points are computed
+in floating point, moved exactly onto the hyperplane ``v . x = 0``
+(``x' = (v.v) x - (v.x) v`` in integers) and checked exactly; pairs not settled that
+way go to a cutting-plane linear program whose answer is again certified exactly, and
+anything that fails a check is decided by the exact simplex method.
+
+References
+----------
+T. S. Motzkin, *Beiträge zur Theorie der linearen Ungleichungen*, 1936. A. Schrijver,
+*Theory of Linear and Integer Programming*, 1986. D. Grivas, N. Bogoychev, A. Lopez,
+"Low-Rank Softmax Can Have Unargmaxable Classes in Theory but Rarely in Practice",
+ACL 2022. Nielsen & Grivas, App. C.2 (the tie claims of the centered example).
+
+Example
+-------
+>>> T = tie_pairs([[1, 0], [0, 1], [-1, 0], [0, -1], [0, 0]])
+>>> T.tie_pairs
+[(0, 1), (0, 3), (1, 2), (2, 3)]
+>>> T.can_tie(0, 2)
+False
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from itertools import combinations
+from math import gcd
+from typing import Iterable, Sequence
+
+import numpy as np
+from flint import fmpq
+
+from verify.analyze.argmax import (
+    ArgmaxAnalysis,
+    ExactHead,
+    FieldHead,
+    _dot,
+    _integral,
+    _round_point,
+    _tick,
+    make_head,
+    propose_strict,
+)
+from verify.feasibility import GordanCertificate, Witness, strict_feasibility
+from verify.linalg import integer_nullspace
+
+__all__ = [
+    "ALL_PAIRS_MAX_LABELS",
+    "NoTieCertificate",
+    "TieAnalysis",
+    "TieWitness",
+    "is_no_tie_certificate",
+    "is_tie_witness",
+    "tie_graph",
+    "tie_pairs",
+    "write_graph",
+]
+
+#: Up to this many labels every pair is decided; above it, the pairs asked for and
+#: the tie pairs found by ray shooting.
+ALL_PAIRS_MAX_LABELS = 200
+#: Rays shot from the witness of every argmaxable label when not all pairs are decided.
+RAYS_PER_LABEL = 8
+
+
+@dataclass(frozen=True)
+class TieWitness:
+    """An input ``x`` with ``w_i . x = w_j . x > w_k . x`` for every other ``k``."""
+
+    point: tuple
+
+
+@dataclass(frozen=True)
+class NoTieCertificate:
+    """``y >= 0`` over labels ``k != i, j`` (not all 0) and ``t`` with
+    ``sum_k y_k (w_i - w_k) + t (w_i - w_j) = 0`` (normalised to ``sum y = 1``)."""
+
+    multipliers: tuple
+    tie: object
+
+
+def is_tie_witness(W: Sequence[Sequence], i: int, j: int, point: Sequence) -> bool:
+    """True iff ``w_i . x = w_j . x > w_k . x`` for every ``k != i, j``, exactly."""
+    top = _dot(W[i], point)
+    if _dot(W[j], point) != top:
+        return False
+    return all(_dot(row, point) < top for k, row in enumerate(W) if k not in (i, j))
+
+
+def is_no_tie_certificate(W: Sequence[Sequence], i: int, j: int, cert) -> bool:
+    """True iff ``cert`` proves exactly that ``i`` and ``j`` cannot tie for the top."""
+    pairs = list(cert.multipliers)
+    if not pairs or any(k in (i, j) or not 0 <= k < len(W) for k, _ in pairs):
+        return False
+    if any(y < 0 for _, y in pairs) or all(y == 0 for _, y in pairs):
+        return False
+    t = cert.tie
+    for c in range(len(W[i])):
+        total = t * (W[i][c] - W[j][c])
+        for k, y in pairs:
+            total = total + y * (W[i][c] - W[k][c])
+        if total != 0:
+            return False
+    return True
+
+
+@dataclass
+class TieAnalysis:
+    """Decided pairs ``(i, j)``, ``i < j``: a :class:`TieWitness` or a
+    :class:`NoTieCertificate` each. ``complete`` is True iff every pair is decided."""
+
+    n: int
+    evidence: dict = field(default_factory=dict)
+    complete: bool = False
+
+    @property
+    def tie_pairs(self) -> list[tuple[int, int]]:
+        return sorted(p for p, e in self.evidence.items() if isinstance(e, TieWitness))
+
+    @property
+    def non_tie_pairs(self) -> list[tuple[int, int]]:
+        return sorted(p for p, e in self.evidence.items() if isinstance(e, NoTieCertificate))
+
+    @property
+    def pairs_total(self) -> int:
+        return self.n * (self.n - 1) // 2
+
+    def can_tie(self, i: int, j: int) -> bool | None:
+        """True / False when decided, None when the pair was not decided."""
+        e = self.evidence.get((min(i, j), max(i, j)))
+        return None if e is None else isinstance(e, TieWitness)
+
+    def partners(self, i: int) -> list[int]:
+        """The labels certified to be able to tie with ``i``."""
+        out = []
+        for (a, b), e in self.evidence.items():
+            if isinstance(e, TieWitness) and i in (a, b):
+                out.append(b if a == i else a)
+        return sorted(out)
+
+
+# --- certificates from the argmax analysis ----------------------------------------------
+
+def _derived_certificate(head, argmax: ArgmaxAnalysis, i: int, j: int):
+    """A no-tie certificate for ``(i, j)`` read off a label's convex combination."""
+    zero = 0 * argmax.n
+    for a, b in ((i, j), (j, i)):
+        cert = argmax.evidence[a]
+        if not isinstance(cert, GordanCertificate):
+            continue
+        lam = dict(cert.multipliers)
+        if set(lam) <= {b}:
+            continue  # w_a = w_b: the pair is decided on its own
+        mult = tuple((k, y) for k, y in sorted(lam.items()) if k != b)
+        if a == i:
+            tie = lam.get(j, zero)
+        else:
+            # sum_{k != j} mu_k (w_j - w_k) = sum_{k != i,j} mu_k (w_i - w_k)
+            #                                 - (sum_{k != j} mu_k) (w_i - w_j).
+            tie = -sum((y for _, y in cert.multipliers), zero)
+        return NoTieCertificate(multipliers=mult, tie=_as_number(head, tie))
+    return None
+
+
+def _as_number(head, x):
+    return fmpq(x) if isinstance(head, ExactHead) else head.one * x
+
+
+# --- exact decisions, one pair ----------------------------------------------------------
+
+def _hyperplane_basis(v: Sequence, one=1) -> tuple[int, list[list]]:
+    """``(p, B)``: columns ``v_p e_q - v_q e_p`` (``q != p``), a basis of ``v^perp``."""
+    d = len(v)
+    p = next(c for c in range(d) if v[c] != 0)
+    zero = one - one
+    cols = []
+    for q in range(d):
+        if q == p:
+            continue
+        col = [zero] * d
+        col[q] = v[p]
+        col[p] = -v[q]
+        cols.append(col)
+    return p, cols
+
+
+def _exact_pair(rows, i: int, j: int, strict, zero, one):
+    """Decide ``(i, j)`` by the exact simplex method (rows: fmpq/int or field)."""
+    n, d = len(rows), len(rows[0])
+    others = [k for k in range(n) if k not in (i, j)]
+    A = [[rows[i][c] - rows[k][c] for c in range(d)] for k in others]
+    v = [rows[i][c] - rows[j][c] for c in range(d)]
+    if not others:
+        return TieWitness(point=tuple(zero for _ in range(d)))
+    if all(x == 0 for x in v):
+        ev = strict(A)
+        if isinstance(ev, Witness):
+            return TieWitness(point=tuple(ev.point))
+        return _certificate(others, ev.multipliers, zero, zero)
+    p, B = _hyperplane_basis(v, one)
+    reduced = [[_dot(a, col) for col in B] for a in A]
+    ev = strict(reduced)
+    if isinstance(ev, Witness):
+        z = list(ev.point) if ev.point else [zero] * len(B)
+        x = [_dot([col[c] for col in B], z) if B else zero for c in range(d)]
+        return TieWitness(point=tuple(x))
+    # sum y_k a_k is orthogonal to v^perp, so it is lambda v; then t = -lambda.
+    s = [sum((y * A[r][c] for r, y in ev.multipliers), zero) for c in range(d)]
+    return _certificate(others, ev.multipliers, -(s[p] / v[p]), zero)
+
+
+def _certificate(others, multipliers, t, zero) -> NoTieCertificate:
+    total = sum((y for _, y in multipliers), zero)
+    mult = tuple(sorted((others[r], y / total) for r, y in multipliers if y != 0))
+    return NoTieCertificate(multipliers=mult, tie=t / total)
+
+
+# --- the rational engine ----------------------------------------------------------------
+
+def _rational_strict(A):
+    return strict_feasibility(A)
+
+
+def _exact_pair_int(head: ExactHead, i: int, j: int):
+    ev = _exact_pair(head.Z, i, j, _rational_strict, fmpq(0), fmpq(1))
+    if isinstance(ev, TieWitness):
+        return TieWitness(point=_integral(ev.point) if any(ev.point) else
+                          tuple(0 for _ in ev.point))
+    return ev
+
+
+def _project(head: ExactHead, i: int, j: int, x: list[int]) -> tuple:
+    """The integer point ``(v.v) x - (v.x) v`` on the hyperplane ``v . x = 0``."""
+    v = [a - b for a, b in zip(head.Z[i], head.Z[j])]
+    vv = sum(a * a for a in v)
+    if vv == 0:
+        return tuple(x)
+    vx = sum(a * b for a, b in zip(v, x))
+    y = [vv * a - vx * b for a, b in zip(x, v)]
+    g = gcd(*y)
+    return tuple(a // g for a in y) if g > 1 else tuple(y)
+
+
+def _certify_points(head: ExactHead, cands: list) -> dict:
+    """Exactly check float tie points ``[(i, j, p), ...]``; return ``{(i, j): witness}``.
+
+    Each ``p`` is rounded (with a few precisions, coarse first so that simple inputs
+    get short witnesses) and projected exactly onto ``(w_i - w_j) . x = 0``.
+    """
+    out: dict = {}
+    pending = list(cands)
+    for bits in (8, 26, 52):
+        if not pending:
+            break
+        pts, labels, keys = [], [], []
+        for i, j, p in pending:
+            r = _round_point(p, bits)
+            if r is None:
+                continue
+            x = _project(head, i, j, r)
+            if not any(x):
+                continue
+            pts.append(x)
+            labels.append(i)
+            keys.append((i, j))
+        signs = head.margin_signs(pts, labels)
+        for c, (i, j) in enumerate(keys):
+            col = signs[:, c]
+            if col[j] == 0 and np.count_nonzero(col > 0) == head.n - 2:
+                key = (min(i, j), max(i, j))
+                out.setdefault(key, TieWitness(point=pts[c]))
+        pending = [(i, j, p) for i, j, p in pending if (min(i, j), max(i, j)) not in out]
+    return out
+
+
+def _motzkin_on_support(head: ExactHead, i: int, j: int, support: list[int]):
+    """Exact ``y >= 0`` on ``support`` and ``t`` with ``sum y a_k + t v = 0``, or None."""
+    zi, zj = head.Z[i], head.Z[j]
+    v = [a - b for a, b in zip(zi, zj)]
+    cols = [[zi[c] - head.Z[k][c] for k in support] + [v[c]] for c in range(head.d)]
+    basis = integer_nullspace(cols)
+    if len(basis) == 1:
+        vec = basis[0]
+        y, t = vec[:-1], vec[-1]
+        if all(a <= 0 for a in y):
+            y, t = [-a for a in y], -t
+        if any(y) and all(a >= 0 for a in y):
+            return _certificate(support, list(enumerate(y)), fmpq(t), fmpq(0))
+    # Degenerate support: decide the pair on these rows alone, exactly.
+    sub = [head.Z[i], head.Z[j]] + [head.Z[k] for k in support]
+    ev = _exact_pair(sub, 0, 1, _rational_strict, fmpq(0), fmpq(1))
+    if isinstance(ev, NoTieCertificate):
+        mult = tuple((support[k - 2], y) for k, y in ev.multipliers)
+        return NoTieCertificate(multipliers=mult, tie=ev.tie)
+    return None
+
+
+def _ray_exits(F: np.ndarray, starts: np.ndarray, dirs: np.ndarray, labels: np.ndarray):
+    """Where rays ``x_c + s u_c`` (``s >= 0``) leave the argmax region of ``labels[c]``.
+
+    Returns ``(rival, point, ok)``: the label whose logit catches up first, the exit
+    point, and whether that exit is clear of a third label (float judgement only).
+    """
+    m = starts.shape[1]
+    cols = np.arange(m)
+    M = F @ starts
+    G = F @ dirs
+    margin = M[labels, cols][None, :] - M  # > 0 inside the region
+    slope = G[labels, cols][None, :] - G  # d margin / ds
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = np.where(slope < 0, margin / -slope, np.inf)
+    s[labels, cols] = np.inf
+    order = np.argsort(s, axis=0)[:2]
+    rival = order[0]
+    first = s[rival, cols]
+    second = s[order[1], cols] if F.shape[0] > 2 else np.full(m, np.inf)
+    ok = np.isfinite(first) & (second > first * (1 + 1e-7) + 1e-300)
+    point = starts + dirs * np.where(np.isfinite(first), first, 0.0)[None, :]
+    return rival, point, ok
+
+
+def _unit_columns(points: list) -> np.ndarray:
+    X = np.array([[float(v) for v in p] for p in points], dtype=np.float64).T
+    norms = np.linalg.norm(X, axis=0)
+    norms[norms == 0] = 1.0
+    return X / norms
+
+
+def _witness_matrix(argmax: ArgmaxAnalysis, labels) -> np.ndarray:
+    pts = []
+    for i in labels:
+        p = argmax.evidence[i].point
+        big = max((abs(int(v)) for v in p), default=0)
+        shift = max(0, big.bit_length() - 60)
+        pts.append([int(v) >> shift for v in p])
+    return _unit_columns(pts)
+
+
+def _decide_rational(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list, progress) -> dict:
+    out: dict = {}
+    open_pairs = []
+    for i, j in pairs:
+        ev = _derived_certificate(head, argmax, i, j)
+        if ev is not None:
+            out[(i, j)] = ev
+        elif head.Z[i] == head.Z[j] or not (argmax.is_argmaxable(i)
+                                            and argmax.is_argmaxable(j)):
+            out[(i, j)] = _decide_one(head, i, j, None)
+        else:
+            open_pairs.append((i, j))
+    _tick(progress, len(out))
+    if open_pairs:
+        found = _segment_witnesses(head, argmax, open_pairs)
+        out.update({p: found[p] for p in open_pairs if p in found})
+        _tick(progress, sum(1 for p in open_pairs if p in found))
+        for p in open_pairs:
+            if p not in out:
+                out[p] = _decide_one(head, p[0], p[1], _crossing(head, argmax, *p))
+                _tick(progress, 1)
+    return out
+
+
+def _crossing(head: ExactHead, argmax: ArgmaxAnalysis, i: int, j: int):
+    """The point of the segment between the two witnesses where ``i`` and ``j`` tie."""
+    X = _witness_matrix(argmax, [i, j])
+    v = head.F[i] - head.F[j]
+    a, b = float(v @ X[:, 0]), float(v @ X[:, 1])
+    if not a > 0 > b:
+        return None
+    return X[:, 0] + (a / (a - b)) * (X[:, 1] - X[:, 0])
+
+
+def _segment_witnesses(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list) -> dict:
+    """Tie witnesses found on the segments between the two labels' own witnesses.
+
+    The ray from ``x_i`` towards ``x_j`` leaves the region of ``i`` through the facet
+    shared with some label; when that label is ``j`` the exit point is a candidate.
+    Scalings of the two witnesses give different segments (regions are cones).
+    """
+    cands = []
+    I = np.array([p[0] for p in pairs])
+    J = np.array([p[1] for p in pairs])
+    Xi = _witness_matrix(argmax, I)
+    Xj = _witness_matrix(argmax, J)
+    for scale in (1.0, 0.25, 4.0):
+        for src, dst, S, T in ((I, J, Xi, Xj), (J, I, Xj, Xi)):
+            rival, point, ok = _ray_exits(head.F, S, T * scale - S, src)
+            hit = ok & (rival == dst)
+            for c in np.nonzero(hit)[0]:
+                cands.append((int(src[c]), int(dst[c]), point[:, c]))
+    return _certify_points(head, cands)
+
+
+def _decide_one(head: ExactHead, i: int, j: int, start):
+    """One pair by the cutting-plane LP, certified exactly; exact simplex otherwise."""
+    others = [k for k in range(head.n) if k not in (i, j)]
+    if not others:
+        return TieWitness(point=tuple(0 for _ in range(head.d)))
+    A = head.F[i] - head.F[others]
+    v = head.F[i] - head.F[j]
+    equal = head.Z[i] == head.Z[j]
+    proposal = propose_strict(A, None if equal else v, start=start)
+    if proposal is not None:
+        kind, value = proposal
+        if kind == "point":
+            found = _certify_points(head, [(i, j, value)])
+            if (i, j) in found:
+                return found[(i, j)]
+        else:
+            support = [others[r] for r in value]
+            cert = _motzkin_on_support(head, i, j, support)
+            if cert is not None:
+                return cert
+    return _exact_pair_int(head, i, j)
+
+
+def _discover(head: ExactHead, argmax: ArgmaxAnalysis, rays: int, seed: int = 0) -> dict:
+    """Tie pairs found by shooting ``rays`` random rays from every label's witness."""
+    labels = argmax.argmaxable
+    if not labels or rays <= 0 or head.n < 2:
+        return {}
+    rng = np.random.default_rng(seed)
+    X = _witness_matrix(argmax, labels)
+    cands = []
+    L = np.array(labels)
+    for _ in range(rays):
+        U = rng.standard_normal(X.shape)
+        rival, point, ok = _ray_exits(head.F, X, U, L)
+        for c in np.nonzero(ok)[0]:
+            cands.append((int(L[c]), int(rival[c]), point[:, c]))
+    seen, unique = set(), []
+    for i, j, p in cands:
+        key = (min(i, j), max(i, j))
+        if key not in seen:
+            seen.add(key)
+            unique.append((i, j, p))
+    return _certify_points(head, unique)
+
+
+# --- the field engine (square roots) ----------------------------------------------------
+
+def _decide_field(head: FieldHead, argmax: ArgmaxAnalysis, pairs: list, progress) -> dict:
+    out = {}
+    zero = head.one - head.one
+    for i, j in pairs:
+        ev = _derived_certificate(head, argmax, i, j)
+        if ev is None:
+            ev = _exact_pair(head.rows, i, j, head.strict, zero, head.one)
+        out[(i, j)] = ev
+        _tick(progress, 1)
+    return out
+
+
+# --- entry points -----------------------------------------------------------------------
+
+def tie_pairs(W, argmax: ArgmaxAnalysis | None = None, *,
+              pairs: Iterable[tuple[int, int]] | None = None,
+              rays_per_label: int | None = None, progress=None) -> TieAnalysis:
+    """Decide which pairs of labels can be tied for the highest probability.
+
+    Parameters
+    ----------
+    W : rows of exact numbers, or a head from :func:`verify.analyze.argmax.make_head`.
+    argmax : the :class:`ArgmaxAnalysis` of ``W`` (computed if omitted).
+    pairs : pairs to decide. Default: all pairs if ``n <= ALL_PAIRS_MAX_LABELS``,
+        otherwise none besides those found by ray shooting.
+    rays_per_label : rays shot from every argmaxable label to find further tie pairs
+        (default: none when all pairs are decided, ``RAYS_PER_LABEL`` otherwise).
+    progress : an object with ``update(k)`` (a tqdm bar) or None.
+
+    Every returned witness and certificate has been checked exactly.
+    """
+    head = make_head(W)
+    if argmax is None:
+        argmax = head.argmax()
+    n = head.n
+    if pairs is None:
+        pairs = list(combinations(range(n), 2)) if n <= ALL_PAIRS_MAX_LABELS else []
+    wanted = sorted({(min(i, j), max(i, j)) for i, j in pairs if i != j})
+    complete = len(wanted) == n * (n - 1) // 2
+    if rays_per_label is None:
+        rays_per_label = 0 if complete else RAYS_PER_LABEL
+    if progress is not None and hasattr(progress, "total"):
+        progress.total = (progress.total or 0) + len(wanted)
+        if hasattr(progress, "refresh"):
+            progress.refresh()
+    if isinstance(head, FieldHead):
+        evidence = _decide_field(head, argmax, wanted, progress)
+    else:
+        evidence = _decide_rational(head, argmax, wanted, progress)
+        if rays_per_label and not complete:
+            for key, ev in _discover(head, argmax, rays_per_label).items():
+                evidence.setdefault(key, ev)
+    return TieAnalysis(n=n, evidence=dict(sorted(evidence.items())), complete=complete)
+
+
+def tie_graph(analysis: TieAnalysis, argmax: ArgmaxAnalysis | None = None,
+              names: Sequence[str] | None = None, cosines: dict | None = None):
+    """The tie graph as a :class:`networkx.Graph`.
+
+    Nodes are the labels ``0 ... n-1`` (attributes ``name`` and ``argmaxable`` when
+    known); edges are the certified tie pairs (attribute ``cosine``, a float for
+    display, when ``cosines`` maps pairs to values). The graph attribute ``complete``
+    says whether every pair was decided (otherwise a missing edge means "not decided
+    or cannot tie"; :attr:`TieAnalysis.non_tie_pairs` lists the certified non-edges).
+    """
+    import networkx as nx
+
+    G = nx.Graph(complete=analysis.complete)
+    for i in range(analysis.n):
+        attrs = {}
+        if names is not None:
+            attrs["name"] = names[i]
+        if argmax is not None:
+            attrs["argmaxable"] = argmax.is_argmaxable(i)
+        G.add_node(i, **attrs)
+    for i, j in analysis.tie_pairs:
+        attrs = {}
+        if cosines is not None and (i, j) in cosines:
+            attrs["cosine"] = float(cosines[(i, j)])
+        G.add_edge(i, j, **attrs)
+    return G
+
+
+def write_graph(G, path) -> None:
+    """Write ``G`` atomically: GraphML for ``.graphml``, node-link JSON for ``.json``."""
+    import networkx as nx
+
+    from verify.fileio import write_text_atomic
+
+    suffix = str(path).lower().rsplit(".", 1)[-1] if "." in str(path) else ""
+    if suffix == "graphml":
+        text = "\n".join(nx.generate_graphml(G)) + "\n"
+    elif suffix == "json":
+        try:
+            data = nx.node_link_data(G, edges="edges")
+        except TypeError:  # networkx < 3.4 has no ``edges`` keyword
+            data = nx.node_link_data(G)
+        text = json.dumps(data, indent=1) + "\n"
+    else:
+        raise ValueError(f"unknown graph format {suffix or '(none)'!r}; use .graphml or .json")
+    write_text_atomic(path, text)
