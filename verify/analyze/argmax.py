@@ -318,10 +318,14 @@ class ExactHead:
             unique = []
         _tick(progress, n - len(unique))
         if unique:
-            points, starts = _perceptron(self.F, unique)
+            F = self.F
+            won, X, rivals = perceptron(F, unique, (F[unique] - F.mean(axis=0)).T)
+            points = {i: X[:, c] for c, i in enumerate(unique) if won[c]}
             remaining = self._accept_points(points, evidence, progress)
+            column = {i: c for c, i in enumerate(unique)}
             for i in remaining:
-                evidence[i] = self._decide_label(i, starts.get(i, points.get(i)))
+                c = column[i]
+                evidence[i] = self._decide_label(i, X[:, c], rivals[c])
                 _tick(progress, 1)
         return ArgmaxAnalysis(n=n, d=d, evidence=tuple(evidence))
 
@@ -347,9 +351,20 @@ class ExactHead:
         undecided = [i for i in range(self.n) if evidence[i] is None]
         return undecided
 
-    def _decide_label(self, i: int, start) -> Witness | GordanCertificate:
+    def _decide_label(self, i: int, start, rivals=()) -> Witness | GordanCertificate:
         others = [k for k in range(self.n) if k != i]
         A = self.F[i] - self.F[others]
+        # A label that never won is probably inside the hull: look for the convex
+        # combination among the labels that beat it and its nearest rows first.
+        near = np.argsort(np.linalg.norm(A, axis=1))[: 2 * self.d + 2]
+        position = {k: r for r, k in enumerate(others)}
+        cand = list(dict.fromkeys([position[k] for k in rivals if k in position]
+                                  + [int(r) for r in near]))
+        support = nnls_support(A[cand])
+        if support is not None:
+            cert = self.label_certificate(i, [others[cand[r]] for r in support])
+            if cert is not None:
+                return cert
         proposal = propose_strict(A, start=start)
         if proposal is not None:
             kind, value = proposal
@@ -432,20 +447,27 @@ def _tick(progress, k: int) -> None:
 
 # --- float proposals ---------------------------------------------------------------------
 
-def _perceptron(F: np.ndarray, labels: list[int],
-                rounds: int = PERCEPTRON_ROUNDS) -> tuple[dict, dict]:
-    """Float inputs ``x_i`` under which label ``i`` seems to win, for many labels at once.
+def perceptron(F: np.ndarray, labels, X0: np.ndarray, *, partners=None, normals=None,
+               rounds: int = PERCEPTRON_ROUNDS):
+    """Float inputs under which ``labels[c]`` seems to win, for many columns at once.
 
-    A multi-class perceptron per label: while some ``k`` scores at least as high as
-    ``i``, move ``x_i`` towards ``w_i - w_k``. Returns ``(found, starts)``: points under
-    which label ``i`` won in floating point, and the last points of the labels that
-    never won. It only proposes; every point is certified exactly by the caller.
+    A multi-class perceptron per column ``c``: while some label ``k`` scores at least as
+    high as ``i = labels[c]`` at ``x_c``, move ``x_c`` towards ``w_i - w_k``. With
+    ``partners`` (a second label ``j`` per column, ignored as a rival) and ``normals``
+    (unit vectors ``v_c``) the points stay on the hyperplanes ``v_c . x = 0`` (every step
+    is projected onto them): that searches for inputs where ``i`` and ``j`` tie on top.
+
+    Returns ``(won, X, rivals)``: a boolean array (the column's label won in floating
+    point at ``X[:, c]``), the final points, and per column the list of labels that beat
+    it on the way (candidates for a dependency when it never wins). It only proposes;
+    the caller certifies every point exactly.
     """
-    n, d = F.shape
     labels = np.asarray(labels)
-    X = (F[labels] - F.mean(axis=0)).T.copy()
-    found: dict = {}
-    active = np.arange(len(labels))
+    m = labels.size
+    X = np.array(X0, dtype=np.float64, copy=True)
+    won_all = np.zeros(m, dtype=bool)
+    rivals: list[list[int]] = [[] for _ in range(m)]
+    active = np.arange(m)
     for _ in range(rounds):
         if not active.size:
             break
@@ -455,22 +477,66 @@ def _perceptron(F: np.ndarray, labels: list[int],
         own = S[lab, cols].copy()
         scale = np.abs(S).max(axis=0)
         S[lab, cols] = -np.inf
+        if partners is not None:
+            S[np.asarray(partners)[active], cols] = -np.inf
         rival = S.argmax(axis=0)
         best = S[rival, cols]
         won = best < own - 1e-12 * scale
-        for a in active[won]:
-            found[int(labels[a])] = X[:, a].copy()
+        won_all[active[won]] = True
+        for a, r in zip(active[~won], rival[~won]):
+            rivals[a].append(int(r))
         active, rival = active[~won], rival[~won]
+        if not active.size:
+            break
         lab = labels[active]
-        diff = F[lab] - F[rival]
-        norm = np.linalg.norm(diff, axis=1)
+        step_dir = F[lab] - F[rival]
+        if normals is not None:
+            V = normals[active]
+            step_dir -= V * np.sum(step_dir * V, axis=1)[:, None]
+        norm = np.linalg.norm(step_dir, axis=1)
         norm[norm == 0] = 1.0
         step = np.linalg.norm(X[:, active], axis=0) * 0.2
         step[step == 0] = 1.0
-        X[:, active] += (diff / norm[:, None]).T * step
-    # Labels still losing keep their last point: a start for the linear program.
-    starts = {int(labels[a]): X[:, a].copy() for a in active}
-    return found, starts
+        X[:, active] += (step_dir / norm[:, None]).T * step
+    return won_all, X, [list(dict.fromkeys(r)) for r in rivals]
+
+
+def nnls_support(A: np.ndarray, eq: np.ndarray | None = None) -> list[int] | None:
+    """Float proposal of a dependency ``sum y_k a_k + t eq = 0``, ``y >= 0``, ``sum y = 1``.
+
+    The rows are projected onto ``eq^perp`` (which removes ``t``) and scaled to unit
+    length (a positive scaling keeps the support of a dependency); then the
+    Lawson-Hanson non-negative least squares method (scipy's ``nnls``) minimises
+    ``|sum y_k a_k|^2 + (sum y_k - 1)^2``. A zero residual gives a solution whose
+    support has linearly independent columns, so at most ``d + 1`` rows. Returns the
+    support (indices into ``A``) or None.
+    """
+    from scipy.optimize import nnls
+
+    if A.shape[0] == 0:
+        return None
+    B = np.array(A, dtype=np.float64, copy=True)
+    if eq is not None:
+        ne = float(np.linalg.norm(eq))
+        if ne > 0:
+            e = eq / ne
+            B -= np.outer(B @ e, e)
+    norms = np.linalg.norm(B, axis=1)
+    zero = np.nonzero(norms == 0)[0]
+    if zero.size:
+        return [int(zero[0])]
+    B /= norms[:, None]
+    M = np.vstack([B.T, np.ones((1, B.shape[0]))])
+    b = np.zeros(M.shape[0])
+    b[-1] = 1.0
+    try:
+        y, residual = nnls(M, b, maxiter=50 * M.shape[1])
+    except RuntimeError:  # pragma: no cover - iteration limit
+        return None
+    if residual > 1e-9 or not np.any(y > 0):
+        return None
+    top = float(y.max())
+    return [r for r in range(y.size) if y[r] > 1e-9 * top]
 
 
 def propose_strict(A: np.ndarray, eq: np.ndarray | None = None, start=None,

@@ -36,7 +36,13 @@ class Claim:
         return getattr(import_module(module), function)(self, options)
 
 
-CLAIMS: dict[str, Claim] = {c.id: c for c in [
+#: The claims in the order of ``CLAIMS.md`` (and of ``list`` and ``all``).
+ORDER = ("lemma 3.1", "lemma 3.2", "lemma 3.3", "theorem 3.4", "appendix D",
+         "proposition E.2", "lemma 5.3", "theorem 5.5", "theorem 5.6", "theorem H.1",
+         "example C.1", "example C.2", "example C.3", "steck eq1-invariance",
+         "steck eq1-closed-form", "steck full-rank", "steck eq2-unique")
+
+_CLAIMS: dict[str, Claim] = {c.id: c for c in [
     Claim(
         id="lemma 5.3",
         statement="If the rows of W are non-zero, S(C(W)) = S(W): the cosine matrix "
@@ -49,6 +55,16 @@ CLAIMS: dict[str, Claim] = {c.id: c for c in [
         runner="verify.claims.sweep:run_cosine_claim",
         sweep=True),
     Claim(
+        id="theorem 5.5",
+        statement="The cosine matrix C(W) (and so the sign pattern S(W)) does not "
+                  "determine the ranking pattern R(W).",
+        hypotheses="none (a counterexample)",
+        establishes="the paper's seven-label instance over Q(sqrt 2) and a rational "
+                    "instance: C(W_1) = C(W_2) exactly, rankings of R(W_1) with label 2 "
+                    "first (exact witnesses), and a Gordan certificate that label 2 is "
+                    "never first in model 2",
+        runner="verify.claims.theorem_55:run"),
+    Claim(
         id="theorem 5.6",
         statement="If the rows of B_n W are non-zero, S(C(B_n W)) = R(W): the cosines "
                   "of the differences of unembeddings determine the ranking pattern "
@@ -59,6 +75,15 @@ CLAIMS: dict[str, Claim] = {c.id: c for c in [
                     "independently and compared, for every enumerated matrix",
         runner="verify.claims.sweep:run_cosine_claim",
         sweep=True),
+    Claim(
+        id="theorem H.1",
+        statement="The sign pattern of a point configuration does not determine its "
+                  "ranking pattern.",
+        hypotheses="none (a counterexample: Björner et al., Oriented Matroids, §1.10)",
+        establishes="S([1|A]) = S([1|B]) (20 sign vectors each, complete, chirotopes "
+                    "equal up to sign) while R(A) != R(B): every ranking on one side "
+                    "only, with a witness there and a Gordan certificate on the other",
+        runner="verify.claims.theorem_h1:run"),
     Claim(
         id="lemma 3.1",
         statement="Adding any u in R^d to every unembedding w_i leaves all softmax "
@@ -113,6 +138,15 @@ CLAIMS: dict[str, Claim] = {c.id: c for c in [
                     "doubles |w_i - w_j| exactly",
         runner="verify.claims.translation:run_appendix_d"),
     Claim(
+        id="proposition E.2",
+        statement="S(M) is the set of open orthants of R^N met by the column span of M.",
+        hypotheses="none",
+        establishes="for every enumerated matrix with at most 12 rows, each of the 2^N "
+                    "open orthants decided on its own by the exact LP oracle (witness "
+                    "or Gordan certificate) gives exactly the engine's sign pattern",
+        runner="verify.claims.sweep:run_cosine_claim",
+        sweep=True),
+    Claim(
         id="steck eq1-invariance",
         statement="Objective (1) |X - XAB^T|^2 + lambda |AB^T|^2 is unchanged by A -> AD, "
                   "B -> BD^-1 for any invertible diagonal D, yet item-item, user-user and "
@@ -162,6 +196,9 @@ CLAIMS: dict[str, Claim] = {c.id: c for c in [
                     "it and keeps all three cosine matrices exactly",
         runner="verify.claims.steck:run_eq2_unique"),
 ]}
+
+CLAIMS: dict[str, Claim] = {i: _CLAIMS[i] for i in ORDER if i in _CLAIMS}
+assert set(CLAIMS) == set(_CLAIMS), "every registered claim has its place in ORDER"
 
 KINDS = ("lemma", "theorem", "proposition", "example", "appendix", "steck")
 

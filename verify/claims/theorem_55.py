@@ -95,6 +95,11 @@ def check_instance(W1, W2, label: int) -> dict:
 
 
 def run(claim, options) -> ClaimOutcome:
+    if getattr(options, "matrix", None):
+        from verify.errors import InputError
+
+        raise InputError("theorem 5.5 checks the paper's instances; use 'python -m "
+                         "verify search theorem 5.5' to look for other pairs")
     data = paper_example("theorem 5.5")
     label = data["label"]
     paper = ([[parse_sqrt_sum(a) for a in row] for row in data["model 1"]],
