@@ -22,6 +22,8 @@ from itertools import combinations
 from pathlib import Path
 
 import pytest
+
+from isolation import run_checker_without_engine
 from hypothesis import HealthCheck, given, settings
 
 from reference import brute_force_sign_pattern, matrix_rank
@@ -439,43 +441,17 @@ def test_main_exit_codes_and_messages(tmp_path, capsys):
     assert "usage" in capsys.readouterr().out
 
 
-BLOCKED = ("flint", "numpy", "sympy", "pulp", "networkx", "scipy")
-
-
 def test_checker_runs_without_the_engine_libraries(tmp_path):
-    stubs = tmp_path / "stubs"
-    for name in BLOCKED:
-        (stubs / name).mkdir(parents=True)
-        (stubs / name / "__init__.py").write_text('raise ImportError("blocked")\n')
     good, bad = tmp_path / "good.json", tmp_path / "bad.json"
     write_certificate(good, pattern_certificate(H1_A, kind="sign", affine=True))
     tampered = certificate(H1_A, "sign", True)
     tampered["evidence"]["cells"][0]["witness"][0] = "-1000"
     write_certificate(bad, tampered)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(stubs), str(ROOT)]))
-    script = (
-        "import sys\n"
-        "before = set(sys.modules)\n"
-        f"for name in {BLOCKED!r}:\n"
-        "    try:\n"
-        "        __import__(name)\n"
-        "    except ImportError:\n"
-        "        pass\n"
-        "    else:\n"
-        "        sys.exit(f'{name} is importable')\n"
-        "from verify.checker import main\n"
-        "status = main(sys.argv[1:])\n"
-        "outside = sorted(m for m in set(sys.modules) - before if m.split('.')[0] not in "
-        "sys.stdlib_module_names and m not in ('verify', 'verify.checker'))\n"
-        "print('outside:', outside)\n"
-        "sys.exit(status)\n")
-    run = subprocess.run([sys.executable, "-c", script, str(good)], env=env,
-                         capture_output=True, text=True, cwd=tmp_path)
+    run = run_checker_without_engine(tmp_path, str(good))
     assert run.returncode == 0, run.stderr
     assert f"{good}: OK (sign pattern, 20 cells, complete)" in run.stdout
     assert "outside: []" in run.stdout
-    run = subprocess.run([sys.executable, "-c", script, str(bad)], env=env,
-                         capture_output=True, text=True, cwd=tmp_path)
+    run = run_checker_without_engine(tmp_path, str(bad))
     assert run.returncode == 1
     assert f"{bad}: INVALID: cell 0: witness gives sign vector" in run.stderr
 

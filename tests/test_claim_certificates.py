@@ -22,6 +22,8 @@ from itertools import combinations
 from pathlib import Path
 
 import pytest
+
+from isolation import run_checker_without_engine
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -364,46 +366,20 @@ def test_byte_identical_across_processes(tmp_path):
     assert outputs[0] == outputs[1]
 
 
-BLOCKED = ("flint", "numpy", "sympy", "pulp", "networkx", "scipy")
-
-
 def test_checker_runs_without_the_engine_libraries(tmp_path):
-    stubs = tmp_path / "stubs"
-    for name in BLOCKED:
-        (stubs / name).mkdir(parents=True)
-        (stubs / name / "__init__.py").write_text('raise ImportError("blocked")\n')
     good, bad = tmp_path / "good.json", tmp_path / "bad.json"
     write_certificate(good, claim_certificate("theorem 5.6", W52))
     tampered = certificate("theorem 5.6", W52)
     pair = tampered["evidence"]["cosine"]["refutations"][0]["multipliers"][0]
     pair[1] = pair[1] + " + sqrt(2)"
     write_certificate(bad, tampered)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(stubs), str(ROOT)]))
-    script = (
-        "import sys\n"
-        "before = set(sys.modules)\n"
-        f"for name in {BLOCKED!r}:\n"
-        "    try:\n"
-        "        __import__(name)\n"
-        "    except ImportError:\n"
-        "        pass\n"
-        "    else:\n"
-        "        sys.exit(f'{name} is importable')\n"
-        "from verify.checker import main\n"
-        "status = main(sys.argv[1:])\n"
-        "outside = sorted(m for m in set(sys.modules) - before if m.split('.')[0] not in "
-        "sys.stdlib_module_names and m not in ('verify', 'verify.checker'))\n"
-        "print('outside:', outside)\n"
-        "sys.exit(status)\n")
-    run = subprocess.run([sys.executable, "-c", script, str(good)], env=env,
-                         capture_output=True, text=True, cwd=tmp_path)
+    run = run_checker_without_engine(tmp_path, str(good))
     assert run.returncode == 0, run.stderr
     count = certificate("theorem 5.6", W52)["assertion"]["count"]
     assert (f"{good}: OK (theorem 5.6, S(C(B_n W)) = R(W): {count} cells, complete on "
             "both sides)") in run.stdout
     assert "outside: []" in run.stdout
-    run = subprocess.run([sys.executable, "-c", script, str(bad)], env=env,
-                         capture_output=True, text=True, cwd=tmp_path)
+    run = run_checker_without_engine(tmp_path, str(bad))
     assert run.returncode == 1
     assert f"{bad}: INVALID: evidence.cosine: refutation 0 " in run.stderr
 

@@ -27,7 +27,7 @@ from verify.cli import main
 from verify.numbers.rational import parse_rational
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "data" / "paper_examples.json"
+SHARED = ROOT / "verify" / "data" / "paper_examples.json"
 IDS = ["lemma 3.1", "lemma 3.2", "lemma 3.3", "theorem 3.4", "appendix D"]
 
 

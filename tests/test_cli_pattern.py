@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "data" / "paper_examples.json"
+SHARED = ROOT / "verify" / "data" / "paper_examples.json"  # bundled copy of the papers' data
 
 
 def run(*args, cwd=None):

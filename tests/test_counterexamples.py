@@ -18,9 +18,9 @@ from verify.claims.theorem_55 import (
 from verify.claims.theorem_h1 import (
     affine,
     compare_configurations,
-    paper_example,
     rational_matrix,
 )
+from verify.data import paper_example
 from verify.numbers.sqrt_sum import SqrtSum, parse_sqrt_sum
 
 

@@ -53,11 +53,12 @@ from verify.feasibility import Witness, strict_feasibility
 from verify.field_simplex import strict_feasibility_over
 from verify.fileio import write_json_atomic
 from verify.linalg import group_parallel_rows, primitive_integer_row, to_fmpq_rows
-from verify.numbers.rational import format_rational
+from verify.numbers.rational import format_rational, parse_rational
 from verify.numbers.sqrt_sum import ONE, SqrtSum, cosine_matrix
 
 __all__ = ["FORMAT", "KINDS", "COSINE_CLAIMS", "pattern_certificate", "pattern_evidence",
-           "claim_certificate", "cosine_evidence", "format_sqrt_sum", "write_certificate"]
+           "claim_certificate", "cosine_evidence", "h1_certificate", "theorem55_certificate",
+           "format_sqrt_sum", "write_certificate"]
 
 FORMAT = "verify-certificate/1"
 
@@ -290,6 +291,142 @@ def cosine_evidence(C, cells) -> dict:
                   for signs, z in cells],
         "refutations": _refutations([signs for signs, _ in cells], classes, multipliers),
     }
+
+
+def h1_certificate(A, B) -> dict:
+    """The certificate of theorem H.1 for two point configurations ``A`` and ``B``.
+
+    ``A`` and ``B`` are ``n x d`` matrices of exact rationals (points as rows; strings
+    such as ``"-4/5"`` are read exactly). The
+    certificate proves ``S([1|A]) = S([1|B])`` (one list, complete evidence for both),
+    the complete ranking patterns ``R(A)`` and ``R(B)``, and lists ``R(A) - R(B)`` and
+    ``R(B) - R(A)`` (rankings sorted), each ranking with its witness on its own side and
+    primitive integer Gordan multipliers on the rows of ``B_n`` of the other side.
+
+    Raises ``ValueError`` if the shapes differ, if ``S([1|A]) != S([1|B])``, or if
+    ``R(A) = R(B)`` (then ``A, B`` is no counterexample). Deterministic.
+    """
+    V = {key: to_fmpq_rows([parse_rational(a) if isinstance(a, str) else a for a in row]
+                           for row in W) for key, W in (("A", A), ("B", B))}
+    if (not V["A"] or not V["A"][0] or len(V["A"]) != len(V["B"])
+            or any(len(row) != len(V["A"][0]) for row in V["A"] + V["B"])):
+        raise ValueError("A and B must be non-empty matrices of the same shape")
+    ones = {key: [[fmpq(1)] + row for row in W] for key, W in V.items()}
+    S = {key: sign_pattern(W).cells for key, W in ones.items()}
+    patterns = [c.signs for c in S["A"]]
+    if [c.signs for c in S["B"]] != patterns:
+        raise ValueError("S([1|A]) != S([1|B]): not a pair for theorem H.1")
+    R = {key: ranking_pattern(W) for key, W in V.items()}
+    assertion = {"count": len(patterns), "patterns": patterns}
+    evidence = {f"sign_{key}": pattern_evidence(ones[key], S[key]) for key in "AB"}
+    evidence.update({f"ranking_{key}": pattern_evidence(braid_product(V[key]), R[key].cells)
+                     for key in "AB"})
+    for this, other in ("AB", "BA"):
+        excluded = set(R[other].rankings)
+        only = sorted((r, c) for r, c in zip(R[this].rankings, R[this].cells)
+                      if r not in excluded)
+        M = braid_product(V[other])
+        assertion[f"only_in_{this}"] = [list(r) for r, _ in only]
+        evidence[f"only_in_{this}"] = [
+            {"witness": [format_rational(a) for a in c.witness],
+             "multipliers": _gordan_multipliers(M, c.signs, list(range(len(M))))}
+            for _, c in only]
+    if not assertion["only_in_A"] and not assertion["only_in_B"]:
+        raise ValueError("R(A) = R(B): not a pair for theorem H.1")
+    return {
+        "format": FORMAT,
+        "claim": "theorem H.1",
+        "input": {key: [[format_rational(a) for a in row] for row in W]
+                  for key, W in V.items()},
+        "assertion": assertion,
+        "evidence": evidence,
+    }
+
+
+def theorem55_certificate(W1, W2, label: int | None) -> dict:
+    """The certificate of theorem 5.5 for two matrices with the same cosine matrix.
+
+    ``W1`` and ``W2`` have ``n`` rows of exact numbers: rationals (int / Fraction /
+    fmpq), :class:`SqrtSum`, or strings read by
+    :func:`verify.numbers.sqrt_sum.parse_sqrt_sum` (``"5*sqrt(2)/2"``); every
+    ``|w_i|^2 |w_j|^2`` must be rational.
+
+    * ``label`` an integer: the rankings of ``R(W1)`` that put ``label`` first, each
+      with an exact witness (over ``Q(sqrt ...)`` if ``W1`` is), and Gordan multipliers
+      ``y_k >= 0`` with ``sum_k y_k (w_label - w_k) = 0`` over ``W2`` (scaled to coprime
+      integers if rational, else so that the first is 1).
+    * ``label`` None (rational matrices only): complete ranking-pattern evidence of
+      ``W1`` and ``W2`` and their two differences, like :func:`h1_certificate`.
+
+    Raises ``ValueError`` if ``C(W1) != C(W2)``, if the label is first somewhere for
+    ``W2`` or nowhere for ``W1``, if ``R(W1) = R(W2)``, or for malformed input.
+    """
+    from verify.claims.theorem_55 import field_cosine_matrix, never_first, top_label_rankings
+    from verify.numbers.sqrt_sum import parse_sqrt_sum
+
+    def exact(W):
+        rows = [[parse_sqrt_sum(a) if isinstance(a, str) else SqrtSum(a) for a in row]
+                for row in W]
+        if not rows or not rows[0] or any(len(row) != len(rows[0]) for row in rows):
+            raise ValueError("W1 and W2 must be non-empty rectangular matrices")
+        if all(a.is_rational() for row in rows for a in row):
+            return [[a.to_rational() for a in row] for row in rows]
+        return rows
+
+    W1, W2 = exact(W1), exact(W2)
+    n = len(W1)
+    if len(W2) != n:
+        raise ValueError("W1 and W2 must have the same number of rows")
+    if label is not None and not (type(label) is int and 0 <= label < n):
+        raise ValueError(f"label must be an integer from 0 to {n - 1} or None")
+    if field_cosine_matrix(W1) != field_cosine_matrix(W2):
+        raise ValueError("C(W1) != C(W2): not a pair for theorem 5.5")
+    document = {"W1": [[format_sqrt_sum(a) for a in row] for row in W1],
+                "W2": [[format_sqrt_sum(a) for a in row] for row in W2],
+                "label": label}
+    if label is None:
+        if any(isinstance(a, SqrtSum) for row in W1 + W2 for a in row):
+            raise ValueError("the form without a label needs rational matrices")
+        R = {"W1": ranking_pattern(W1), "W2": ranking_pattern(W2)}
+        assertion = {"cosines_equal": True}
+        for this, other in (("W1", "W2"), ("W2", "W1")):
+            excluded = set(R[other].rankings)
+            assertion[f"only_in_{this}"] = sorted(list(r) for r in R[this].rankings
+                                                  if r not in excluded)
+        if not assertion["only_in_W1"] and not assertion["only_in_W2"]:
+            raise ValueError("R(W1) = R(W2): not a pair for theorem 5.5")
+        evidence = {f"ranking_{key}": pattern_evidence(braid_product(W), R[key].cells)
+                    for key, W in (("W1", W1), ("W2", W2))}
+    else:
+        first = sorted(top_label_rankings(W1, label), key=lambda pair: pair[0])
+        refutation = never_first(W2, label)
+        if not first or refutation is None:
+            raise ValueError(f"label {label} is never first for W1, or first somewhere "
+                             "for W2: not a pair of this form")
+        others = [k for k in range(n) if k != label]
+        assertion = {"cosines_equal": True, "first_in_W1": [list(r) for r, _ in first]}
+        evidence = {"witnesses": [[format_sqrt_sum(a) for a in z] for _, z in first],
+                    "multipliers": _scaled([(others[i], y)
+                                            for i, y in refutation.multipliers])}
+    return {
+        "format": FORMAT,
+        "claim": "theorem 5.5",
+        "input": document,
+        "assertion": assertion,
+        "evidence": evidence,
+    }
+
+
+def _scaled(pairs) -> list[list]:
+    """Multipliers ``[[k, y], ...]`` divided by the first; coprime integers if rational."""
+    scale = SqrtSum(pairs[0][1]).inverse()
+    values = [SqrtSum(y) * scale for _, y in pairs]
+    if all(y.is_rational() for y in values):
+        rationals = [y.to_rational() for y in values]
+        den = lcm(*(int(q.q) for q in rationals))
+        numerators = [int(q.p) * (den // int(q.q)) for q in rationals]
+        values = [SqrtSum(v // gcd(*numerators)) for v in numerators]
+    return [[k, format_sqrt_sum(y)] for (k, _), y in zip(pairs, values)]
 
 
 def format_sqrt_sum(x) -> str:

@@ -37,6 +37,16 @@ asserted list: over Q for ``M``, with exact sums of square roots (:class:`RootSu
 ``C(M)``. Nothing else changes: witnesses and multipliers may be real, and the argument
 of part 3 is about real points anyway.
 
+The counterexample claims are built from the same parts. ``theorem H.1`` (the sign
+pattern of a point configuration does not determine its ranking pattern): one list is
+proven to be both ``S([1|A])`` and ``S([1|B])``; ``R(A)`` and ``R(B)`` are proven
+complete, and the asserted rankings only in ``R(A)`` and only in ``R(B)`` must be
+exactly the two set differences, not both empty. ``theorem 5.5`` (the cosine matrix
+does not determine the ranking pattern): ``C(W1) = C(W2)`` entry by entry, for rows
+over ``Q(sqrt ...)``, and then either a ranking of ``R(W1)`` putting a label first
+(a witness) while part 2 shows that no input puts it first for ``W2``, or complete
+``R(W1)``, ``R(W2)`` that differ.
+
 Functions
 ---------
 ``check_certificate(obj) -> str``
@@ -45,8 +55,11 @@ Functions
 ``check_pattern(M, patterns, evidence, numbers=RATIONALS, *, ncols=None) -> str``
     Parts 1-3 for an explicit matrix ``M``; reused by every claim built on patterns.
 ``SQUARE_ROOTS``
-    The number domain of the cosine side of ``lemma 5.3`` / ``theorem 5.6``: exact
-    sums ``sum_k q_k sqrt(r_k)`` (:class:`RootSum`), usable as ``numbers=`` above.
+    The number domain of the cosine side of ``lemma 5.3`` / ``theorem 5.6`` and of
+    ``theorem 5.5``: exact sums ``sum_k q_k sqrt(r_k)`` (:class:`RootSum`), usable as
+    ``numbers=`` above.
+``cosine_matrix(M) -> list``
+    ``C(M)`` from its definition, for rows over Q or over ``Q(sqrt ...)``.
 ``main(argv) -> int``
     ``python -m verify check FILE...``: exit 0 if every file is valid, 1 if some
     certificate is invalid, 2 if some file is unreadable or not a known format.
@@ -367,6 +380,48 @@ def _rows_text(rows) -> str:
     return f"row {rows[0]}" if len(rows) == 1 else f"rows {', '.join(map(str, rows))}"
 
 
+def _check_witness(M, signs: str, witness, numbers, where: str, k: int) -> None:
+    """``witness`` is a point ``z`` (``k`` numbers) with ``sign(M z) = signs``: no zero."""
+    z = [numbers.parse(x, f"{where}: witness[{j}]")
+         for j, x in enumerate(_list(witness, f"{where}: witness", k))]
+    got = "".join(_sign_char(numbers.sign(sum(a * b for a, b in zip(row, z))))
+                  for row in M)
+    if got != signs:
+        raise CertificateError(f"{where}: witness gives sign vector {got}, "
+                               f"listed {signs}")
+
+
+def _check_multipliers(M, signs: str, pairs, numbers, where: str, k: int) -> None:
+    """Gordan multipliers proving that no ``z`` has ``s_r M_r z > 0`` for every row ``r``.
+
+    ``pairs`` lists ``[r, y]`` with distinct rows ``r``, ``y >= 0`` not all zero, and
+    ``sum_r y_r s_r M_r = 0`` (``k`` coordinates); such a ``z`` would give
+    ``0 = sum_r y_r (s_r M_r z) > 0``. Rows with ``M[r] = None`` are not part of the
+    system and may not carry a multiplier.
+    """
+    pairs = _list(pairs, f"{where}: multipliers")
+    if not pairs:
+        raise CertificateError(f"{where}: no multipliers")
+    total, seen, nonzero = [0] * k, set(), False
+    for m, pair in enumerate(pairs):
+        _list(pair, f"{where}: multipliers[{m}]", 2)
+        r = _index(pair[0], f"{where}: multipliers[{m}] row", len(M))
+        y = numbers.parse(pair[1], f"{where}: multipliers[{m}] value")
+        problem = ("repeated" if r in seen else "has y < 0" if numbers.sign(y) < 0
+                   else "is not a row of this system" if M[r] is None else None)
+        if problem:
+            raise CertificateError(f"{where}: multipliers[{m}]: row {r} {problem}")
+        seen.add(r)
+        nonzero = nonzero or numbers.sign(y) != 0
+        sy = y if signs[r] == "+" else -y  # y_r s_r
+        total = [acc + sy * a for acc, a in zip(total, M[r])]
+    if not nonzero:
+        raise CertificateError(f"{where}: every multiplier is zero")
+    if any(numbers.sign(v) for v in total):
+        raise CertificateError(f"{where}: sum_r y_r s_r M_r = "
+                               f"({', '.join(str(v) for v in total)}), not 0")
+
+
 def check_pattern(M, patterns, evidence, numbers=RATIONALS, *, ncols=None) -> str:
     """Check that ``patterns`` is exactly the sign pattern of ``M``, as ``evidence`` says.
 
@@ -398,13 +453,7 @@ def check_pattern(M, patterns, evidence, numbers=RATIONALS, *, ncols=None) -> st
         if cell["signs"] != signs:
             raise CertificateError(f"cell {c}: signs {_shown(cell['signs'])} differ from "
                                    f"assertion.patterns[{c}] {signs}")
-        witness = _list(cell["witness"], f"cell {c}: witness", k)
-        z = [numbers.parse(x, f"cell {c}: witness[{j}]") for j, x in enumerate(witness)]
-        got = "".join(_sign_char(numbers.sign(sum(a * b for a, b in zip(row, z))))
-                      for row in M)
-        if got != signs:
-            raise CertificateError(f"cell {c}: witness gives sign vector {got}, "
-                                   f"listed {signs}")
+        _check_witness(M, signs, cell["witness"], numbers, f"cell {c}", k)
 
     # 2. Refuted sign vectors: y >= 0, y != 0, sum_r y_r s_r M_r = 0 for the flipped s.
     class_of, classes = parallel_classes(M, numbers)
@@ -418,26 +467,7 @@ def check_pattern(M, patterns, evidence, numbers=RATIONALS, *, ncols=None) -> st
             raise CertificateError(f"{where}: row {i} of M is zero")
         flipped = _flip(patterns[c], classes[class_of[i]])
         where = f"{where} (cell {c} flipped at {_rows_text(classes[class_of[i]])})"
-        pairs = _list(refutation["multipliers"], f"{where}: multipliers")
-        if not pairs:
-            raise CertificateError(f"{where}: no multipliers")
-        total, seen, nonzero = [0] * k, set(), False
-        for m, pair in enumerate(pairs):
-            _list(pair, f"{where}: multipliers[{m}]", 2)
-            r = _index(pair[0], f"{where}: multipliers[{m}] row", N)
-            y = numbers.parse(pair[1], f"{where}: multipliers[{m}] value")
-            if r in seen or numbers.sign(y) < 0:
-                raise CertificateError(f"{where}: multipliers[{m}]: row {r} "
-                                       + ("repeated" if r in seen else "has y < 0"))
-            seen.add(r)
-            nonzero = nonzero or numbers.sign(y) != 0
-            sy = y if flipped[r] == "+" else -y  # y_r s'_r
-            total = [acc + sy * a for acc, a in zip(total, M[r])]
-        if not nonzero:
-            raise CertificateError(f"{where}: every multiplier is zero")
-        if any(numbers.sign(v) for v in total):
-            raise CertificateError(f"{where}: sum_r y_r s_r M_r = "
-                                   f"({', '.join(str(v) for v in total)}), not 0")
+        _check_multipliers(M, flipped, refutation["multipliers"], numbers, where, k)
         refuted.add(flipped)
 
     # 3. Completeness: every flip of a listed cell across one class is listed or refuted.
@@ -454,15 +484,23 @@ def check_pattern(M, patterns, evidence, numbers=RATIONALS, *, ncols=None) -> st
 
 # --- claims ----------------------------------------------------------------------------
 
-def _input_matrix(W) -> list:
-    """``input.W``: a non-empty matrix of rationals with rows of equal length."""
-    W = _list(W, "input.W")
+def _within(where: str, check, *args, **options):
+    """``check(*args, **options)``, its errors prefixed with ``where``."""
+    try:
+        return check(*args, **options)
+    except CertificateError as error:
+        raise CertificateError(f"{where}: {error}") from None
+
+
+def _input_matrix(W, where: str = "input.W", numbers=RATIONALS) -> list:
+    """A non-empty matrix of numbers with rows of equal length (``input.W`` by default)."""
+    W = _list(W, where)
     if not W:
-        raise CertificateError("input.W: the matrix has no rows")
-    rows = [[RATIONALS.parse(x, f"input.W[{i}][{j}]")
-             for j, x in enumerate(_list(row, f"input.W[{i}]"))] for i, row in enumerate(W)]
+        raise CertificateError(f"{where}: the matrix has no rows")
+    rows = [[numbers.parse(x, f"{where}[{i}][{j}]")
+             for j, x in enumerate(_list(row, f"{where}[{i}]"))] for i, row in enumerate(W)]
     if not rows[0] or any(len(row) != len(rows[0]) for row in rows):
-        raise CertificateError("input.W: rows must be non-empty and of equal length")
+        raise CertificateError(f"{where}: rows must be non-empty and of equal length")
     return rows
 
 
@@ -490,22 +528,33 @@ def _check_sign_pattern(document, assertion, evidence) -> str:
     return "sign pattern, " + check_pattern(M, assertion["patterns"], evidence)
 
 
+def _braid(V) -> list:
+    """``B_n V``: the rows ``v_i - v_j`` for the pairs ``i < j`` in lexicographic order."""
+    return [[a - b for a, b in zip(V[i], V[j])] for i, j in combinations(range(len(V)), 2)]
+
+
+def _ranking_signs(ranking, n: int, where: str) -> str:
+    """The sign vector over the pairs ``i < j`` of a ranking (labels, highest first)."""
+    _list(ranking, where, n)
+    if sorted(_index(label, where, n) for label in ranking) != list(range(n)):
+        raise CertificateError(f"{where}: not an ordering of the labels 0..{n - 1}")
+    position = {label: p for p, label in enumerate(ranking)}
+    return "".join("+" if position[i] < position[j] else "-"
+                   for i, j in combinations(range(n), 2))
+
+
 def _check_ranking_pattern(document, assertion, evidence) -> str:
     V = _input_rows(document)
     n = len(V)
     pairs = list(combinations(range(n), 2))
-    M = [[a - b for a, b in zip(V[i], V[j])] for i, j in pairs]  # the rows of B_n V
+    M = _braid(V)
     _object(assertion, "assertion", ("count", "patterns", "rankings"))
     patterns = _sign_strings(assertion["patterns"], "assertion.patterns", len(pairs))
     _check_count(assertion)
     rankings = _list(assertion["rankings"], "assertion.rankings", len(patterns))
     for k, (ranking, signs) in enumerate(zip(rankings, patterns)):
         where = f"assertion.rankings[{k}]"
-        _list(ranking, where, n)
-        if sorted(_index(label, where, n) for label in ranking) != list(range(n)):
-            raise CertificateError(f"{where}: not an ordering of the labels 0..{n - 1}")
-        position = {label: p for p, label in enumerate(ranking)}
-        encoded = "".join("+" if position[i] < position[j] else "-" for i, j in pairs)
+        encoded = _ranking_signs(ranking, n, where)
         if encoded != signs:
             raise CertificateError(f"{where}: {' > '.join(map(str, ranking))} has signs "
                                    f"{encoded}, assertion.patterns[{k}] is {signs}")
@@ -519,19 +568,27 @@ def _check_ranking_pattern(document, assertion, evidence) -> str:
 def cosine_matrix(M) -> list:
     """``C(M)`` from its definition, ``C_ij = (m_i . m_j) / sqrt(|m_i|^2 |m_j|^2)``.
 
-    For rational rows with ``|m_i|^2 |m_j|^2 = a / b`` in lowest terms,
-    ``1 / sqrt(a / b) = sqrt(a b) / a``, so every entry is one term ``(g / a) sqrt(a b)``
-    with ``g = m_i . m_j`` (folded to a rational when ``a b`` is a perfect square, as on
-    the diagonal). The rows must be non-zero.
+    When ``|m_i|^2 |m_j|^2 = a / b`` is rational (in lowest terms),
+    ``1 / sqrt(a / b) = sqrt(a b) / a``, so ``C_ij = (m_i . m_j) (1 / a) sqrt(a b)``
+    (a rational when ``a b`` is a perfect square, as on the diagonal). That covers
+    rational rows (Fractions) and rows over ``Q(sqrt ...)`` (:class:`RootSum`) whose
+    products ``|m_i|^2 |m_j|^2`` are rational, which is checked: otherwise, or for a
+    zero row, :class:`CertificateError`.
     """
-    squares = [sum(a * a for a in m) for m in M]
+    squares = [sum((a * a for a in m), RootSum()) for m in M]
+    zero = next((i for i, u in enumerate(squares) if not u.terms), None)
+    if zero is not None:
+        raise CertificateError(f"row {zero} is zero (a cosine needs non-zero rows)")
     C = []
-    for m, u in zip(M, squares):
+    for i, (m, u) in enumerate(zip(M, squares)):
         C.append([])
-        for m2, u2 in zip(M, squares):
-            n = u * u2
-            C[-1].append(RootSum([(n.numerator * n.denominator,
-                                   sum(a * b for a, b in zip(m, m2)) / n.numerator)]))
+        for j, (m2, u2) in enumerate(zip(M, squares)):
+            n = (u * u2).terms
+            if set(n) != {1}:
+                raise CertificateError(f"|m_{i}|^2 |m_{j}|^2 = {u * u2} is not rational")
+            a, b = n[1].numerator, n[1].denominator
+            C[-1].append(sum((x * y for x, y in zip(m, m2)), RootSum())
+                         * RootSum([(a * b, Fraction(1, a))]))
     return C
 
 
@@ -555,7 +612,7 @@ def _check_cosine_claim(claim: str, document, assertion, evidence) -> str:
         if equal is not None:
             raise CertificateError(f"input.W: rows {equal[0]} and {equal[1]} are equal, "
                                    "outside the hypothesis of theorem 5.6 (no equal rows)")
-        M = [[a - b for a, b in zip(W[i], W[j])] for i, j in pairs]  # the rows of B_n W
+        M = _braid(W)
         shown = "S(C(B_n W)) = R(W)"
     _object(assertion, "assertion", ("count", "patterns", "equal"))
     patterns = _sign_strings(assertion["patterns"], "assertion.patterns", len(M))
@@ -566,11 +623,178 @@ def _check_cosine_claim(claim: str, document, assertion, evidence) -> str:
     _object(evidence, "evidence", ("matrix", "cosine"))
     for side, matrix, numbers, ncols in [("matrix", M, RATIONALS, len(W[0])),
                                          ("cosine", cosine_matrix(M), SQUARE_ROOTS, len(M))]:
-        try:
-            summary = check_pattern(matrix, patterns, evidence[side], numbers, ncols=ncols)
-        except CertificateError as error:
-            raise CertificateError(f"evidence.{side}: {error}") from None
+        summary = _within(f"evidence.{side}", check_pattern, matrix, patterns,
+                          evidence[side], numbers, ncols=ncols)
     return f"{claim}, {shown}: {summary} on both sides"
+
+
+def _complete_pattern(M, evidence, where: str, numbers=RATIONALS, ncols=None) -> set:
+    """The sign pattern of ``M`` proven complete by ``evidence``: its cells' signs."""
+    patterns = []
+    if isinstance(evidence, dict) and "cells" in evidence:
+        cells = _list(evidence["cells"], f"{where}.cells")
+        patterns = [_object(cell, f"{where}.cells[{c}]", ("signs", "witness"))["signs"]
+                    for c, cell in enumerate(cells)]
+        _sign_strings(patterns, f"{where}.cells: signs", len(M))
+    _within(where, check_pattern, M, patterns, evidence, numbers, ncols=ncols)
+    return set(patterns)
+
+
+def _ranking_text(signs: str, n: int) -> str:
+    """``"2 > 0 > 1"``: the labels of a ranking's sign vector from highest to lowest."""
+    wins = [0] * n
+    for (i, j), s in zip(combinations(range(n), 2), signs):
+        wins[i if s == "+" else j] += 1
+    return " > ".join(map(str, sorted(range(n), key=lambda i: -wins[i])))
+
+
+def _check_differences(names, V, R, assertion, proofs=None, numbers=RATIONALS) -> list:
+    """``assertion.only_in_X`` must be exactly the set difference ``R(X) - R(Y)``, sorted,
+    for ``(X, Y)`` the two ``names`` either way round (``V``: the matrices; ``R``: their
+    complete ranking patterns). ``proofs`` (the evidence object, if given) holds a
+    direct proof of each listed ranking in ``only_in_X``: a witness ``x`` with
+    ``sign(B_n X x)`` the ranking, and Gordan multipliers on the rows of ``B_n Y`` with
+    the ranking's signs. Returns the two counts."""
+    counts = []
+    for this, other in (names, names[::-1]):
+        where, n = f"assertion.only_in_{this}", len(V[this])
+        listed = _list(assertion[f"only_in_{this}"], where)
+        signs = [_ranking_signs(r, n, f"{where}[{k}]") for k, r in enumerate(listed)]
+        if listed != sorted(listed) or len(set(signs)) != len(signs):
+            raise CertificateError(f"{where}: not sorted, or a ranking is repeated")
+        wrong = next((s for s in signs if s not in R[this] or s in R[other]), None)
+        missing = sorted(R[this] - R[other] - set(signs))
+        if wrong or missing:
+            raise CertificateError(f"{where}: {_ranking_text(wrong or missing[0], n)} is "
+                                   + (f"not in R({this}) \\ R({other})" if wrong else
+                                      f"in R({this}) \\ R({other}) but not listed"))
+        if proofs is not None:
+            at = f"evidence.only_in_{this}"
+            for k, (s, proof) in enumerate(zip(signs, _list(proofs[f"only_in_{this}"], at,
+                                                            len(signs)))):
+                _object(proof, f"{at}[{k}]", ("witness", "multipliers"))
+                _check_witness(_braid(V[this]), s, proof["witness"], numbers,
+                               f"{at}[{k}]", len(V[this][0]))
+                _check_multipliers(_braid(V[other]), s, proof["multipliers"], numbers,
+                                   f"{at}[{k}]", len(V[other][0]))
+        counts.append(len(signs))
+    if not any(counts):
+        raise CertificateError(f"R({names[0]}) = R({names[1]}): no ranking is feasible "
+                               "for one and not for the other")
+    return counts
+
+
+def _chirotope(V) -> list:
+    """Signs of the maximal minors ``det V[I]`` over the row sets ``I`` (lexicographic),
+    by exact Gaussian elimination."""
+    signs = []
+    for rows in combinations(V, len(V[0])):
+        a, det = [list(row) for row in rows], Fraction(1)
+        for c in range(len(a)):
+            p = next((r for r in range(c, len(a)) if a[r][c]), None)
+            if p is None:
+                det = Fraction(0)
+                break
+            a[c], a[p], det = a[p], a[c], det if p == c else -det
+            det *= a[c][c]
+            for r in range(c + 1, len(a)):
+                f = a[r][c] / a[c][c]
+                a[r] = [x - f * y for x, y in zip(a[r], a[c])]
+        signs.append(RATIONALS.sign(det))
+    return signs
+
+
+def _check_theorem_h1(document, assertion, evidence) -> str:
+    """Theorem H.1: the sign pattern of a point configuration does not determine its
+    ranking pattern. For the point sets ``A`` and ``B`` (rows): ``S([1|A]) = S([1|B])``
+    (one asserted list, proven complete for both), so their chirotopes (signs of the
+    maximal minors) agree up to a global sign, which is recomputed; ``R(A)`` and
+    ``R(B)`` are proven complete, and the asserted ``only_in_A`` / ``only_in_B`` are
+    exactly their differences, not both empty, each ranking with a direct proof."""
+    _object(document, "input", ("A", "B"))
+    V = {key: _input_matrix(document[key], f"input.{key}") for key in "AB"}
+    if len(V["A"]) != len(V["B"]) or len(V["A"][0]) != len(V["B"][0]):
+        raise CertificateError("input: A and B must have the same number of points "
+                               "and the same dimension")
+    _object(assertion, "assertion", ("count", "patterns", "only_in_A", "only_in_B"))
+    patterns = _sign_strings(assertion["patterns"], "assertion.patterns", len(V["A"]))
+    _check_count(assertion)
+    _object(evidence, "evidence", ("sign_A", "sign_B", "ranking_A", "ranking_B",
+                                   "only_in_A", "only_in_B"))
+    ones = {key: [[Fraction(1)] + row for row in W] for key, W in V.items()}
+    for key in "AB":
+        _within(f"evidence.sign_{key}", check_pattern, ones[key], patterns,
+                evidence[f"sign_{key}"])
+    chi_a, chi_b = _chirotope(ones["A"]), _chirotope(ones["B"])
+    if chi_b != chi_a and chi_b != [-s for s in chi_a]:
+        raise CertificateError("the chirotopes of [1|A] and [1|B] differ by more than "
+                               "a global sign")
+    R = {key: _complete_pattern(_braid(W), evidence[f"ranking_{key}"],
+                                f"evidence.ranking_{key}", ncols=len(W[0]))
+         for key, W in V.items()}
+    a, b = _check_differences("AB", V, R, assertion, evidence)
+    return (f"theorem H.1, S([1|A]) = S([1|B]) ({len(patterns)} sign vectors, chirotopes "
+            f"equal up to sign) but R(A) != R(B): {a} of {len(R['A'])} rankings only in "
+            f"R(A), {b} of {len(R['B'])} only in R(B)")
+
+
+def _check_theorem_55(document, assertion, evidence) -> str:
+    """Theorem 5.5: the cosine matrix does not determine the ranking pattern. For ``W1``
+    and ``W2`` over ``Q(sqrt ...)``: ``C(W1) = C(W2)`` entry by entry, computed here,
+    and ``R(W1) != R(W2)``. With ``label``: the listed rankings of ``R(W1)`` put the
+    label first (witnesses), and no input puts it first for ``W2``: ``y >= 0``, not
+    all zero, with ``sum_k y_k (w_label - w_k) = 0`` over ``W2``. Without: ``R(W1)``
+    and ``R(W2)`` are proven complete and ``only_in_W1`` / ``only_in_W2`` are exactly
+    their differences, not both empty."""
+    _object(document, "input", ("W1", "W2", "label"))
+    V = {key: _input_matrix(document[key], f"input.{key}", SQUARE_ROOTS)
+         for key in ("W1", "W2")}
+    n, label = len(V["W1"]), document["label"]
+    if len(V["W2"]) != n:
+        raise CertificateError("input: W1 and W2 must have the same number of rows")
+    if label is not None:
+        _index(label, "input.label", n)
+    C1, C2 = (_within(f"input.{key}", cosine_matrix, V[key]) for key in ("W1", "W2"))
+    for i, j in ((i, j) for i in range(n) for j in range(n)):
+        if (C1[i][j] - C2[i][j]).terms:
+            raise CertificateError(f"C(W1) != C(W2): entry ({i}, {j}) is {C1[i][j]} "
+                                   f"for W1 and {C2[i][j]} for W2")
+    keys = ("cosines_equal",) + (("only_in_W1", "only_in_W2") if label is None
+                                 else ("first_in_W1",))
+    _object(assertion, "assertion", keys)
+    if assertion["cosines_equal"] is not True:
+        raise CertificateError(f"assertion.cosines_equal: expected true, got "
+                               f"{_shown(assertion['cosines_equal'])}")
+    d1, d2 = len(V["W1"][0]), len(V["W2"][0])
+    if label is None:
+        _object(evidence, "evidence", ("ranking_W1", "ranking_W2"))
+        R = {key: _complete_pattern(_braid(W), evidence[f"ranking_{key}"],
+                                    f"evidence.ranking_{key}", SQUARE_ROOTS, len(W[0]))
+             for key, W in V.items()}
+        a, b = _check_differences(("W1", "W2"), V, R, assertion, numbers=SQUARE_ROOTS)
+        return (f"theorem 5.5, C(W1) = C(W2) but R(W1) != R(W2): {a} of {len(R['W1'])} "
+                f"rankings only in R(W1), {b} of {len(R['W2'])} only in R(W2)")
+    _object(evidence, "evidence", ("witnesses", "multipliers"))
+    first = _list(assertion["first_in_W1"], "assertion.first_in_W1")
+    signs = [_ranking_signs(r, n, f"assertion.first_in_W1[{k}]")
+             for k, r in enumerate(first)]
+    if not first or first != sorted(first) or len(set(signs)) != len(signs):
+        raise CertificateError("assertion.first_in_W1: empty, not sorted, or a ranking "
+                               "is repeated")
+    witnesses = _list(evidence["witnesses"], "evidence.witnesses", len(first))
+    for k, (ranking, s, witness) in enumerate(zip(first, signs, witnesses)):
+        if ranking[0] != label:
+            raise CertificateError(f"assertion.first_in_W1[{k}]: does not rank label "
+                                   f"{label} first")
+        _check_witness(_braid(V["W1"]), s, witness, SQUARE_ROOTS,
+                       f"evidence.witnesses[{k}]", d1)
+    w = V["W2"][label]
+    M = [None if k == label else [a - b for a, b in zip(w, row)]
+         for k, row in enumerate(V["W2"])]  # rows w_label - w_k of W2
+    _check_multipliers(M, "+" * n, evidence["multipliers"], SQUARE_ROOTS,
+                       "evidence", d2)
+    return (f"theorem 5.5, C(W1) = C(W2) but R(W1) != R(W2): label {label} is first in "
+            f"{len(first)} rankings of R(W1) and in none of R(W2)")
 
 
 #: The claims this checker knows, by the value of the top-level key ``claim``.
@@ -579,6 +803,8 @@ CLAIMS = {
     "ranking pattern": _check_ranking_pattern,
     "lemma 5.3": lambda *parts: _check_cosine_claim("lemma 5.3", *parts),
     "theorem 5.6": lambda *parts: _check_cosine_claim("theorem 5.6", *parts),
+    "theorem 5.5": _check_theorem_55,
+    "theorem H.1": _check_theorem_h1,
 }
 
 

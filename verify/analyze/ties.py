@@ -93,6 +93,8 @@ from verify.analyze.argmax import (
     _round_point,
     _tick,
     make_head,
+    nnls_support,
+    perceptron,
     propose_strict,
 )
 from verify.feasibility import GordanCertificate, Witness, strict_feasibility
@@ -212,7 +214,9 @@ def _derived_certificate(head, argmax: ArgmaxAnalysis, i: int, j: int):
             # sum_{k != j} mu_k (w_j - w_k) = sum_{k != i,j} mu_k (w_i - w_k)
             #                                 - (sum_{k != j} mu_k) (w_i - w_j).
             tie = -sum((y for _, y in cert.multipliers), zero)
-        return NoTieCertificate(multipliers=mult, tie=_as_number(head, tie))
+        total = sum((y for _, y in mult), zero)
+        return NoTieCertificate(multipliers=tuple((k, y / total) for k, y in mult),
+                                tie=_as_number(head, tie / total))
     return None
 
 
@@ -302,7 +306,12 @@ def _certify_points(head: ExactHead, cands: list) -> dict:
     get short witnesses) and projected exactly onto ``(w_i - w_j) . x = 0``.
     """
     out: dict = {}
-    pending = list(cands)
+    seen, pending = set(), []
+    for i, j, p in cands:
+        key = (min(i, j), max(i, j))
+        if key not in seen:
+            seen.add(key)
+            pending.append((i, j, p))
     for bits in (8, 26, 52):
         if not pending:
             break
@@ -390,7 +399,9 @@ def _witness_matrix(argmax: ArgmaxAnalysis, labels) -> np.ndarray:
     return _unit_columns(pts)
 
 
-def _decide_rational(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list, progress) -> dict:
+def _decide_rational(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list, progress,
+                     bonus: bool = False) -> dict:
+    """Decide ``pairs`` exactly; with ``bonus`` also keep other tie pairs met on the way."""
     out: dict = {}
     open_pairs = []
     for i, j in pairs:
@@ -399,19 +410,57 @@ def _decide_rational(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list, progr
             out[(i, j)] = ev
         elif head.Z[i] == head.Z[j] or not (argmax.is_argmaxable(i)
                                             and argmax.is_argmaxable(j)):
-            out[(i, j)] = _decide_one(head, i, j, None)
+            out[(i, j)] = _decide_one(head, i, j, None, ())
         else:
             open_pairs.append((i, j))
     _tick(progress, len(out))
-    if open_pairs:
-        found = _segment_witnesses(head, argmax, open_pairs)
-        out.update({p: found[p] for p in open_pairs if p in found})
-        _tick(progress, sum(1 for p in open_pairs if p in found))
-        for p in open_pairs:
-            if p not in out:
-                out[p] = _decide_one(head, p[0], p[1], _crossing(head, argmax, *p))
-                _tick(progress, 1)
+    if not open_pairs:
+        return out
+    wanted = set(open_pairs)
+    # 1. Rays between the two labels' own witnesses.
+    found = _segment_witnesses(head, argmax, open_pairs)
+    extra = {p: e for p, e in found.items() if p not in wanted and p not in out}
+    _settle(out, found, wanted, progress)
+    # 2. A perceptron confined to the hyperplane w_i . x = w_j . x.
+    rest = [p for p in open_pairs if p not in out]
+    rivals: dict = {}
+    starts: dict = {}
+    if rest:
+        found, rivals, starts = _plane_witnesses(head, argmax, rest)
+        _settle(out, found, wanted, progress)
+    # 3. One pair at a time: a dependency by NNLS, else the LP, else exact simplex.
+    for p in open_pairs:
+        if p not in out:
+            out[p] = _decide_one(head, p[0], p[1], starts.get(p), rivals.get(p, ()))
+            _tick(progress, 1)
+    if bonus:
+        for p, e in extra.items():
+            out.setdefault(p, e)
     return out
+
+
+def _settle(out: dict, found: dict, wanted: set, progress) -> None:
+    new = [p for p in found if p in wanted and p not in out]
+    for p in new:
+        out[p] = found[p]
+    _tick(progress, len(new))
+
+
+def _plane_witnesses(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list):
+    """Tie points from :func:`perceptron` on the hyperplanes ``(w_i - w_j) . x = 0``."""
+    I = np.array([p[0] for p in pairs])
+    J = np.array([p[1] for p in pairs])
+    V = head.F[I] - head.F[J]
+    nv = np.linalg.norm(V, axis=1)
+    nv[nv == 0] = 1.0
+    V /= nv[:, None]
+    X0 = _witness_matrix(argmax, I) + _witness_matrix(argmax, J)
+    X0 -= V.T * np.sum(X0 * V.T, axis=0)[None, :]
+    won, X, rivals = perceptron(head.F, I, X0, partners=J, normals=V)
+    cands = [(int(I[c]), int(J[c]), X[:, c]) for c in np.nonzero(won)[0]]
+    found = _certify_points(head, cands)
+    return (found, {p: rivals[c] for c, p in enumerate(pairs)},
+            {p: X[:, c] for c, p in enumerate(pairs)})
 
 
 def _crossing(head: ExactHead, argmax: ArgmaxAnalysis, i: int, j: int):
@@ -428,8 +477,9 @@ def _segment_witnesses(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list) -> 
     """Tie witnesses found on the segments between the two labels' own witnesses.
 
     The ray from ``x_i`` towards ``x_j`` leaves the region of ``i`` through the facet
-    shared with some label; when that label is ``j`` the exit point is a candidate.
-    Scalings of the two witnesses give different segments (regions are cones).
+    shared with some label ``k``; the exit point is a candidate for the pair
+    ``(i, k)``, the wanted one when ``k = j``. Scalings of the two witnesses give
+    different segments (regions are cones).
     """
     cands = []
     I = np.array([p[0] for p in pairs])
@@ -439,21 +489,33 @@ def _segment_witnesses(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list) -> 
     for scale in (1.0, 0.25, 4.0):
         for src, dst, S, T in ((I, J, Xi, Xj), (J, I, Xj, Xi)):
             rival, point, ok = _ray_exits(head.F, S, T * scale - S, src)
-            hit = ok & (rival == dst)
-            for c in np.nonzero(hit)[0]:
-                cands.append((int(src[c]), int(dst[c]), point[:, c]))
+            # An exit towards another label than dst is a tie pair too.
+            for c in np.nonzero(ok)[0]:
+                cands.append((int(src[c]), int(rival[c]), point[:, c]))
     return _certify_points(head, cands)
 
 
-def _decide_one(head: ExactHead, i: int, j: int, start):
-    """One pair by the cutting-plane LP, certified exactly; exact simplex otherwise."""
+def _decide_one(head: ExactHead, i: int, j: int, start, rivals):
+    """One pair: NNLS dependency, then the cutting-plane LP, then the exact simplex."""
     others = [k for k in range(head.n) if k not in (i, j)]
     if not others:
         return TieWitness(point=tuple(0 for _ in range(head.d)))
     A = head.F[i] - head.F[others]
-    v = head.F[i] - head.F[j]
     equal = head.Z[i] == head.Z[j]
-    proposal = propose_strict(A, None if equal else v, start=start)
+    v = None if equal else head.F[i] - head.F[j]
+    # Rows close to the line through w_i and w_j are the likely members of a point of
+    # conv(other rows) on that line, which is what a certificate exhibits.
+    off_line = A if v is None else A - np.outer(A @ v, v) / float(v @ v)
+    near = np.argsort(np.linalg.norm(off_line, axis=1))[: 2 * head.d + 2]
+    position = {k: r for r, k in enumerate(others)}
+    cand = list(dict.fromkeys([position[k] for k in rivals if k in position]
+                              + [int(r) for r in near]))
+    support = nnls_support(A[cand], v)
+    if support is not None:
+        cert = _motzkin_on_support(head, i, j, [others[cand[r]] for r in support])
+        if cert is not None:
+            return cert
+    proposal = propose_strict(A, v, start=start)
     if proposal is not None:
         kind, value = proposal
         if kind == "point":
@@ -482,13 +544,7 @@ def _discover(head: ExactHead, argmax: ArgmaxAnalysis, rays: int, seed: int = 0)
         rival, point, ok = _ray_exits(head.F, X, U, L)
         for c in np.nonzero(ok)[0]:
             cands.append((int(L[c]), int(rival[c]), point[:, c]))
-    seen, unique = set(), []
-    for i, j, p in cands:
-        key = (min(i, j), max(i, j))
-        if key not in seen:
-            seen.add(key)
-            unique.append((i, j, p))
-    return _certify_points(head, unique)
+    return _certify_points(head, cands)
 
 
 # --- the field engine (square roots) ----------------------------------------------------
@@ -541,7 +597,7 @@ def tie_pairs(W, argmax: ArgmaxAnalysis | None = None, *,
     if isinstance(head, FieldHead):
         evidence = _decide_field(head, argmax, wanted, progress)
     else:
-        evidence = _decide_rational(head, argmax, wanted, progress)
+        evidence = _decide_rational(head, argmax, wanted, progress, bonus=not complete)
         if rays_per_label and not complete:
             for key, ev in _discover(head, argmax, rays_per_label).items():
                 evidence.setdefault(key, ev)

@@ -1,6 +1,6 @@
 """The registry of claims: one object per claim of the seed papers.
 
-Each claim has an id as printed in ``../shared/CLAIMS.md`` (``lemma 5.3``,
+Each claim has an id as printed in the specification ``CLAIMS.md`` (``lemma 5.3``,
 ``theorem 5.6``, ...), its statement, its hypotheses, what a check establishes, and
 the runner that checks it. Runners are named as ``module:function`` and imported only
 when the claim is run, so listing claims is cheap.

@@ -22,7 +22,7 @@ from __future__ import annotations
 from verify.arrangement import braid_product, ranking_from_signs, ranking_pattern
 from verify.arrangement.chirotope import field_topes
 from verify.claims.outcome import ClaimOutcome
-from verify.claims.theorem_h1 import paper_example
+from verify.data import paper_example
 from verify.feasibility import GordanCertificate, strict_feasibility
 from verify.field_simplex import strict_feasibility_over
 from verify.numbers.sqrt_sum import SqrtSum, parse_sqrt_sum
@@ -120,4 +120,7 @@ def run(claim, options) -> ClaimOutcome:
                                            for i, y in cert.multipliers) if cert else "")
     out.evidence = ("C(W_1) = C(W_2) exactly, label 2 first only in model 1, certified, "
                     "for the Q(sqrt 2) and the rational instance")
+    from verify.certificates import theorem55_certificate
+
+    out.certificate = theorem55_certificate(*paper, label)
     return out

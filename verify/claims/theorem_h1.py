@@ -19,22 +19,14 @@ The check, all exact:
 
 from __future__ import annotations
 
-import json
-from importlib import resources
-
 from flint import fmpq
 
 from verify.arrangement import braid_product, ranking_pattern, sign_pattern
 from verify.arrangement.ranking_pattern import signs_from_ranking
 from verify.claims.outcome import ClaimOutcome
+from verify.data import paper_example
 from verify.feasibility import GordanCertificate, strict_feasibility
 from verify.numbers.rational import format_rational, parse_rational
-
-
-def paper_example(name: str) -> dict:
-    """An entry of the bundled ``paper_examples.json`` (exact entries as strings)."""
-    text = resources.files("verify.data").joinpath("paper_examples.json").read_text()
-    return json.loads(text)[name]
 
 
 def rational_matrix(rows) -> list[list[fmpq]]:
@@ -106,6 +98,9 @@ def run(claim, options) -> ClaimOutcome:
     out.evidence = (f"{result['sign_pattern_count']} equal sign vectors; "
                     f"{len(result['only_in_A'])} rankings only in R(A), "
                     f"{len(result['only_in_B'])} only in R(B), each certified")
+    from verify.certificates import h1_certificate
+
+    out.certificate = h1_certificate(A, B)
     out.json = {"claim": claim.id, "sign_pattern_count": result["sign_pattern_count"],
                 "only_in_A": [list(r) for r, _, _ in result["only_in_A"]],
                 "only_in_B": [list(r) for r, _, _ in result["only_in_B"]]}

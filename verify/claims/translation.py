@@ -38,6 +38,7 @@ from proofs import is_zero
 from proofs import softmax as softmax_proofs
 from proofs.cosine import lemma_3_2_translation, lemma_3_3_translation
 from proofs.softmax import add_to_every_row
+from verify.data import paper_example
 from verify.claims.outcome import ClaimOutcome
 from verify.errors import InputError
 from verify.numbers.rational import format_rational, parse_rational
@@ -60,11 +61,14 @@ __all__ = [
     "run_appendix_d",
 ]
 
-# Example C.1 (Nielsen & Grivas, App. C.1; data/paper_examples.json "example C.1"):
-# five labels in R^2 and the pair (0, 1) with cos(w_0, w_1) = 4/5.
-EXAMPLE_C1 = [[parse_rational(a) for a in row] for row in
-              [["1", "0.5"], ["0.5", "1"], ["-1", "0.4"], ["-0.8", "-0.8"], ["0.9", "-1.2"]]]
-EXAMPLE_C1_PAIR = (0, 1)
+# Example C.1 (Nielsen & Grivas, App. C.1; the bundled paper data): five labels in R^2
+# and the pair (0, 1) with cos(w_0, w_1) = 4/5.
+def _example_c1():
+    data = paper_example("example C.1")
+    return [[parse_rational(a) for a in row] for row in data["W"]], tuple(data["pair"])
+
+
+EXAMPLE_C1, EXAMPLE_C1_PAIR = _example_c1()
 
 
 # --- exact helpers -------------------------------------------------------------------
