@@ -597,7 +597,8 @@ def tie_pairs(W, argmax: ArgmaxAnalysis | None = None, *,
     if isinstance(head, FieldHead):
         evidence = _decide_field(head, argmax, wanted, progress)
     else:
-        evidence = _decide_rational(head, argmax, wanted, progress, bonus=not complete)
+        evidence = _decide_rational(head, argmax, wanted, progress,
+                                    bonus=rays_per_label > 0)
         if rays_per_label and not complete:
             for key, ev in _discover(head, argmax, rays_per_label).items():
                 evidence.setdefault(key, ev)

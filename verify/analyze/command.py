@@ -1,0 +1,197 @@
+"""The ``analyze`` subcommand: ``python -m verify analyze --matrix FILE [options]``.
+
+Register it with :func:`add_parser` on the subparsers of the main parser; the parsed
+namespace carries ``run`` (:func:`run_analyze`), which returns the exit code and raises
+:class:`~verify.errors.InputError` for every user error (one line, exit code 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from verify.errors import InputError
+
+__all__ = ["add_parser", "read_head", "read_names", "run_analyze"]
+
+MATRIX_HELP = (
+    "the unembedding matrix, one row per label: .json (a list of rows, or an object "
+    "with key \"W\"), .csv/.txt, .npy, or .safetensors (see --tensor). Entries are "
+    "exact: integers, decimals (0.1 is 1/10), fractions p/q, and in text and JSON "
+    "strings square roots such as 5*sqrt(2)/2; binary floats (.npy, .safetensors) are "
+    "taken at their exact binary value.")
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0: {text}")
+    return value
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Register ``analyze`` on ``subparsers`` (from ``ArgumentParser.add_subparsers``)."""
+    p = subparsers.add_parser(
+        "analyze",
+        help="analyse a classifier head: argmaxable labels, tie pairs, cosine "
+             "neighbours versus competition, cell counts",
+        description="Analyse an unembedding matrix W (rows = labels, numbered from 0) "
+                    "exactly: which labels can be the argmax (each with a witness input "
+                    "or convex weights proving it cannot), which pairs can be tied for "
+                    "the highest probability (witness or Motzkin certificate), how the "
+                    "nearest labels by cosine compare with the labels they can tie "
+                    "with, and the sizes of the sign and ranking patterns.")
+    p.add_argument("--matrix", required=True, metavar="FILE", help=MATRIX_HELP)
+    p.add_argument("--labels", metavar="NAMES_FILE",
+                   help="a text file with one label name per line, n lines")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object (keys in docs/analyze.md)")
+    p.add_argument("--plot", metavar="OUT.png",
+                   help="draw the head and its argmax regions (dimension 2 only; needs "
+                        "matplotlib)")
+    p.add_argument("--graph", metavar="OUT.graphml|OUT.json",
+                   help="write the tie graph (labels, certified tie pairs) as GraphML or "
+                        "networkx node-link JSON, atomically")
+    p.add_argument("--max-cells", type=_non_negative_int, default=200_000, metavar="N",
+                   help="enumerate the sign and ranking patterns only if an upper bound "
+                        "on their number of cells is at most N (default 200000)")
+    p.add_argument("--force", action="store_true",
+                   help="enumerate the patterns whatever the bound")
+    p.add_argument("--tensor", metavar="NAME",
+                   help="the tensor of a .safetensors file (needed when it holds more "
+                        "than one)")
+    p.add_argument("--neighbours", type=_non_negative_int, default=2, metavar="K",
+                   help="nearest labels by cosine listed per label (default 2)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=run_analyze)
+    return p
+
+
+def _parse_entry(text: str):
+    """An exact rational, or a sum of square roots (:class:`SqrtSum`) if it needs one."""
+    from verify.numbers.rational import parse_rational
+    from verify.numbers.sqrt_sum import parse_sqrt_sum
+
+    try:
+        return parse_rational(text)
+    except ValueError as first:
+        if "sqrt" not in text:
+            raise
+        try:
+            value = parse_sqrt_sum(text)
+        except (ValueError, ArithmeticError):
+            raise first from None
+        return value.to_rational() if value.is_rational() else value
+
+
+def read_head(path: str, tensor: str | None = None) -> list[list]:
+    """The rows of the matrix file (``.safetensors`` included), exactly."""
+    if Path(path).suffix.lower() == ".safetensors":
+        from verify.safetensors_io import read_safetensors
+
+        return read_safetensors(path, tensor)
+    if tensor is not None:
+        raise InputError(f"{path}: --tensor applies to .safetensors files only")
+    from verify.matrix_io import read_matrix
+
+    return read_matrix(path, parse_entry=_parse_entry)
+
+
+def read_names(path: str, n: int) -> list[str]:
+    """One name per line; exactly ``n`` of them."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{path}: file not found") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: cannot read: is a directory") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or type(exc).__name__}") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    names = [line.strip() for line in text.splitlines()]
+    while names and not names[-1]:
+        names.pop()
+    if len(names) != n:
+        raise InputError(f"{path}: {len(names)} label names for {n} labels (one name per "
+                         "line)")
+    return names
+
+
+def _check_output(path: str, option: str) -> None:
+    parent = Path(path).parent
+    if not parent.is_dir():
+        raise InputError(f"{path}: cannot write {option}: no directory {str(parent)!r}")
+    if Path(path).is_dir():
+        raise InputError(f"{path}: cannot write {option}: is a directory")
+
+
+def _progress(quiet: bool):
+    if quiet or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    def bar(description: str, total: int):
+        return tqdm(total=total, desc=description, file=sys.stderr, delay=0.5,
+                    unit="label" if description == "labels" else "pair", leave=False)
+
+    return bar
+
+
+def run_analyze(args) -> int:
+    """Run the analysis for the parsed options; return the exit code."""
+    from verify.analyze.report import analyze, format_text, to_json
+
+    if args.graph is not None:
+        if Path(args.graph).suffix.lower() not in (".graphml", ".json"):
+            raise InputError(f"{args.graph}: --graph needs a .graphml or .json file name")
+        _check_output(args.graph, "--graph")
+    if args.plot is not None:
+        _check_output(args.plot, "--plot")
+    rows = read_head(args.matrix, args.tensor)
+    n, d = len(rows), len(rows[0])
+    names = read_names(args.labels, n) if args.labels else None
+    if args.plot is not None:
+        if d != 2:
+            raise InputError(f"{args.matrix}: --plot draws heads of dimension 2; this one "
+                             f"has dimension {d}")
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise InputError("--plot needs matplotlib (python -m pip install "
+                             "matplotlib)") from None
+    result = analyze(rows, neighbours=args.neighbours, max_cells=args.max_cells,
+                     force=args.force, names=names, progress=_progress(args.quiet))
+    refused = [kind for kind in ("sign", "ranking")
+               if result.cells and result.cells[kind]["count"] is None]
+    if refused:
+        bounds = ", ".join(f"{kind} pattern up to {result.cells[kind]['bound']}"
+                           for kind in refused if result.cells[kind]["bound"] is not None)
+        reason = (f"({bounds} cells, more than --max-cells {args.max_cells}); --force "
+                  "computes them") if bounds else "(they need rational entries)"
+        print(f"verify: note: cell counts not computed {reason}", file=sys.stderr)
+    if args.graph is not None:
+        from verify.analyze.ties import tie_graph, write_graph
+
+        write_graph(tie_graph(result.ties, result.argmax, names, result.edge_cosines()),
+                    args.graph)
+        print(f"verify: tie graph written to {args.graph}", file=sys.stderr)
+    if args.plot is not None:
+        from verify.analyze.plot import plot_head
+
+        plot_head(result.head, args.plot, argmax=result.argmax, ties=result.ties,
+                  names=names, title=Path(args.matrix).name)
+        print(f"verify: figure written to {args.plot}", file=sys.stderr)
+    if args.json:
+        json.dump(to_json(result), sys.stdout, separators=(",", ":"))
+        sys.stdout.write("\n")
+    else:
+        print(format_text(result, args.matrix))
+    return 0

@@ -1,0 +1,551 @@
+r"""What cosine similarity says about a softmax head next to what the head can do.
+
+Mathematics
+-----------
+For each label ``i`` with a non-zero row, its *nearest neighbours by cosine* are the
+labels ``k`` with the largest ``cos(w_i, w_k) = w_i . w_k / (|w_i| |w_k|)``. Nielsen &
+Grivas (App. C.2) observe that these are in general not the labels that ``i`` *competes
+with*: the labels it can be tied with for the highest probability (its neighbours in
+the tie graph, :mod:`verify.analyze.ties`). Cosine similarity is not invariant under
+translating every row by the same vector, which leaves every probability unchanged
+(their Lemma 3.1 and Theorem 3.4), while the tie graph depends only on the
+probabilities. The summary counts
+
+* the labels whose nearest cosine neighbour cannot tie with them, and
+* among the ``n k`` (label, one of its ``k`` nearest cosine neighbours) pairs, those
+  that cannot tie,
+
+each "cannot tie" backed by a Motzkin certificate.
+
+**Exact ordering.** For a fixed ``i`` the map ``k -> cos(w_i, w_k)`` is ordered like
+``k -> sign(g_k) g_k^2 / |w_k|^2`` with ``g_k = w_i . w_k`` (``t -> sign(t) t^2`` is
+increasing and ``|w_i|`` is common), a rational number: cosines are compared without
+square roots. For large heads a float evaluation selects the candidates first: the
+float cosine of rows rounded to double precision is within ``(2 d + 10) 2^-53`` of
+the true value (standard dot-product error analysis, Higham, *Accuracy and Stability of
+Numerical Algorithms*, 2002, §3.1), so every label whose float cosine is more than
+``10^-6`` below the ``k``-th largest float cosine is certainly not among the ``k``
+nearest; all others are ordered exactly. Equal cosines are ordered by label.
+
+**Cell counts.** The sign pattern ``S(W)`` and the ranking pattern ``R(W) = S(B_n W)``
+(:mod:`verify.arrangement`) are enumerated only when affordable. Before enumerating, an
+upper bound is computed: ``K`` distinct hyperplanes in rank ``r`` have at most
+``2 sum_{k < r} C(K - 1, k)`` cells, with equality in general position (Zaslavsky,
+1975; :func:`verify.arrangement.cocircuits.generic_tope_count`). For ``S(W)``, ``K`` is
+the number of rows up to positive and negative scaling and ``r = rank W``; for
+``R(W)``, ``K`` is the number of distinct directions among the differences
+``w_i - w_j`` (at most ``C(n, 2)``, the value used above 300 labels) and ``r`` is
+their rank. A zero row empties ``S(W)``; two equal rows empty ``R(W)``.
+
+References
+----------
+Nielsen & Grivas, *What Cosine Similarity of Label Representations Can and Cannot Tell
+us*, App. C.2-C.3. D. Grivas, N. Bogoychev, A. Lopez, "Low-Rank Softmax Can Have
+Unargmaxable Classes in Theory but Rarely in Practice", ACL 2022. T. Zaslavsky,
+*Facing up to arrangements*, Mem. AMS 154 (1975).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from math import comb
+from typing import Sequence
+
+import numpy as np
+from flint import fmpq, fmpz_mat
+
+from verify.analyze.argmax import ArgmaxAnalysis, ExactHead, FieldHead, make_head
+from verify.analyze.ties import (
+    ALL_PAIRS_MAX_LABELS,
+    NoTieCertificate,
+    TieAnalysis,
+    TieWitness,
+    tie_pairs,
+)
+from verify.feasibility import GordanCertificate, Witness
+
+__all__ = [
+    "DEFAULT_MAX_CELLS",
+    "DEFAULT_NEIGHBOURS",
+    "HeadAnalysis",
+    "analyze",
+    "cell_counts",
+    "cosine_neighbours",
+    "format_text",
+    "to_json",
+]
+
+DEFAULT_MAX_CELLS = 200_000
+DEFAULT_NEIGHBOURS = 2
+#: Float cosines further than this below the k-th largest are certainly not among the k.
+COSINE_FILTER = 1e-6
+#: Above this many labels the ranking bound uses C(n, 2) hyperplanes.
+EXACT_HYPERPLANES_MAX_LABELS = 300
+
+
+# --- cosine neighbours -----------------------------------------------------------------
+
+def _exact_key(head, i: int, k: int):
+    """A number ordered like ``cos(w_i, w_k)`` over ``k`` (fixed ``i``), exactly."""
+    if isinstance(head, ExactHead):
+        zi, zk = head.Z[i], head.Z[k]
+        g = sum(a * b for a, b in zip(zi, zk))
+        nk = sum(b * b for b in zk)
+        return fmpq(g * abs(g), nk)
+    g = _field_dot(head.rows[i], head.rows[k])
+    return g * abs(g) / _field_dot(head.rows[k], head.rows[k])
+
+
+def _field_dot(u, v):
+    total = u[0] * v[0]
+    for a, b in zip(u[1:], v[1:]):
+        total = total + a * b
+    return total
+
+
+def _nonzero_rows(head) -> list[bool]:
+    if isinstance(head, ExactHead):
+        return [any(row) for row in head.Z]
+    return [any(x != 0 for x in row) for row in head.rows]
+
+
+def cosine_neighbours(W, k: int = DEFAULT_NEIGHBOURS) -> list[list[tuple[int, float]]]:
+    """For every label its ``k`` nearest labels by cosine, as ``(label, cosine)``.
+
+    The order is exact (see the module docstring); the cosine values are floats for
+    display. Labels with a zero row have no cosine and no neighbours, and are nobody's
+    neighbour.
+    """
+    head = make_head(W)
+    n = head.n
+    nonzero = _nonzero_rows(head)
+    F = np.array(head.F, dtype=np.float64)
+    norms = np.linalg.norm(F, axis=1)
+    usable = np.array(nonzero) & (norms > 1e-150)
+    exact_only = isinstance(head, FieldHead) or bool(np.any(np.array(nonzero) & ~usable))
+    U = F / np.where(norms > 0, norms, 1.0)[:, None]
+    valid = np.array(nonzero)
+    out: list[list[tuple[int, float]]] = []
+    for i in range(n):
+        if not nonzero[i] or k <= 0:
+            out.append([])
+            continue
+        cos = U @ U[i]
+        cos[~valid] = -np.inf
+        cos[i] = -np.inf
+        others = np.nonzero(valid)[0]
+        others = others[others != i]
+        if others.size == 0:
+            out.append([])
+            continue
+        if exact_only or others.size <= k:
+            cand = others
+        else:
+            kth = np.partition(cos[others], others.size - k)[others.size - k]
+            cand = others[cos[others] >= kth - COSINE_FILTER]
+        keyed = sorted(((_exact_key(head, i, int(c)), int(c)) for c in cand),
+                       key=_Desc)
+        # The float is for display; an exactly orthogonal pair shows 0, not -0.000.
+        out.append([(c, 0.0 if key == 0 else float(np.clip(cos[c], -1.0, 1.0)))
+                    for key, c in keyed[:k]])
+    return out
+
+
+class _Desc:
+    """Sort key: larger exact key first, then smaller label."""
+
+    __slots__ = ("key", "label")
+
+    def __init__(self, item):
+        self.key, self.label = item
+
+    def __lt__(self, other):
+        if self.key != other.key:
+            return self.key > other.key
+        return self.label < other.label
+
+
+@dataclass
+class CosineSummary:
+    """Nearest cosine neighbours next to tie partners (``None``: not decided)."""
+
+    k: int
+    neighbours: list
+    nearest_not_tie: int = 0
+    labels_compared: int = 0
+    neighbour_pairs: int = 0
+    neighbour_pairs_cannot_tie: int = 0
+    neighbour_pairs_undecided: int = 0
+
+    @property
+    def fraction_cannot_tie(self) -> float | None:
+        decided = self.neighbour_pairs - self.neighbour_pairs_undecided
+        return None if decided == 0 else self.neighbour_pairs_cannot_tie / decided
+
+
+def _summarise(neighbours, ties: TieAnalysis, k: int) -> CosineSummary:
+    s = CosineSummary(k=k, neighbours=neighbours)
+    for i, near in enumerate(neighbours):
+        if not near:
+            continue
+        s.labels_compared += 1
+        if ties.can_tie(i, near[0][0]) is False:
+            s.nearest_not_tie += 1
+        for c, _ in near:
+            s.neighbour_pairs += 1
+            verdict = ties.can_tie(i, c)
+            if verdict is None:
+                s.neighbour_pairs_undecided += 1
+            elif verdict is False:
+                s.neighbour_pairs_cannot_tie += 1
+    return s
+
+
+# --- cell counts ---------------------------------------------------------------------------
+
+def _primitive_direction(row: Sequence[int]) -> tuple | None:
+    from math import gcd
+
+    g = gcd(*row)
+    if g == 0:
+        return None
+    v = [a // g for a in row]
+    first = next(a for a in v if a != 0)
+    return tuple(v) if first > 0 else tuple(-a for a in v)
+
+
+def _int_rank(rows) -> int:
+    if not rows or not rows[0]:
+        return 0
+    return fmpz_mat([list(r) for r in rows]).rank()
+
+
+def _bound(K: int, r: int) -> int:
+    from verify.arrangement.cocircuits import generic_tope_count
+
+    if K == 0:
+        return 1
+    return generic_tope_count(K, max(r, 1))
+
+
+def cell_counts(W, *, max_cells: int = DEFAULT_MAX_CELLS, force: bool = False) -> dict:
+    """Bounds and, when affordable (or forced), exact counts of ``S(W)`` and ``R(W)``.
+
+    Returns ``{"sign": {...}, "ranking": {...}}``, each with ``hyperplanes``, ``rank``,
+    ``bound`` (an upper bound on the number of cells), ``count`` (exact, or None when
+    not computed) and ``note`` (why not, or why the pattern is empty).
+    """
+    head = make_head(W)
+    if isinstance(head, FieldHead):
+        return _field_cell_counts(head, max_cells, force)
+    n = head.n
+    Z = head.Z
+    out = {}
+    # Sign pattern of the rows.
+    dirs = [_primitive_direction(r) for r in Z]
+    if any(v is None for v in dirs):
+        zero = [i for i, v in enumerate(dirs) if v is None]
+        out["sign"] = {"hyperplanes": None, "rank": _int_rank(Z), "bound": 0, "count": 0,
+                       "note": f"label {zero[0]} has a zero row: the sign pattern is empty"}
+    else:
+        K, r = len(set(dirs)), _int_rank(Z)
+        out["sign"] = _maybe_count(head, "sign", K, r, max_cells, force)
+    # Ranking pattern: hyperplanes w_i - w_j.
+    seen: dict = {}
+    equal = None
+    for i, row in enumerate(Z):
+        if row in seen:
+            equal = (seen[row], i)
+            break
+        seen[row] = i
+    diffs = [[a - b for a, b in zip(Z[i], Z[0])] for i in range(1, n)]
+    r = _int_rank(diffs) if diffs else 0
+    if equal is not None:
+        out["ranking"] = {"hyperplanes": None, "rank": r, "bound": 0, "count": 0,
+                          "note": f"labels {equal[0]} and {equal[1]} have equal rows: "
+                                  "the ranking pattern is empty"}
+    else:
+        if n <= EXACT_HYPERPLANES_MAX_LABELS:
+            K = len({_primitive_direction([a - b for a, b in zip(Z[i], Z[j])])
+                     for i in range(n) for j in range(i + 1, n)})
+        else:
+            K = comb(n, 2)
+        out["ranking"] = _maybe_count(head, "ranking", K, r, max_cells, force)
+    return out
+
+
+def _maybe_count(head: ExactHead, kind: str, K: int, r: int, max_cells: int,
+                 force: bool) -> dict:
+    bound = _bound(K, r)
+    entry = {"hyperplanes": K, "rank": r, "bound": bound, "count": None, "note": None}
+    if bound > max_cells and not force:
+        entry["note"] = (f"not computed: up to {bound} cells (more than --max-cells "
+                         f"{max_cells}); --force computes it")
+        return entry
+    from verify.arrangement import ranking_pattern, sign_pattern
+
+    if kind == "sign":
+        entry["count"] = sign_pattern(head.rows).count
+    else:
+        entry["count"] = ranking_pattern(head.rows).count
+    return entry
+
+
+def _field_cell_counts(head: FieldHead, max_cells: int, force: bool) -> dict:
+    """The same for rows with square roots, by the exact chirotope engine.
+
+    The bound uses the number of rows (at least the number of distinct hyperplanes)
+    and ``d`` (at least the rank).
+    """
+    from verify.arrangement.chirotope import field_topes
+
+    n, d, rows = head.n, head.d, head.rows
+    out = {}
+    zero = [i for i, row in enumerate(rows) if all(x == 0 for x in row)]
+    if zero:
+        out["sign"] = {"hyperplanes": None, "rank": None, "bound": 0, "count": 0,
+                       "note": f"label {zero[0]} has a zero row: the sign pattern is empty"}
+    else:
+        out["sign"] = _maybe_field(rows, n, d, max_cells, force, field_topes)
+    equal = next(((i, j) for i in range(n) for j in range(i + 1, n)
+                  if all(a == b for a, b in zip(rows[i], rows[j]))), None)
+    if equal is not None:
+        out["ranking"] = {"hyperplanes": None, "rank": None, "bound": 0, "count": 0,
+                          "note": f"labels {equal[0]} and {equal[1]} have equal rows: "
+                                  "the ranking pattern is empty"}
+    elif n == 1:
+        out["ranking"] = {"hyperplanes": 0, "rank": 0, "bound": 1, "count": 1, "note": None}
+    else:
+        diffs = [[a - b for a, b in zip(rows[i], rows[j])]
+                 for i in range(n) for j in range(i + 1, n)]
+        out["ranking"] = _maybe_field(diffs, comb(n, 2), d, max_cells, force, field_topes)
+    return out
+
+
+def _maybe_field(rows, K: int, d: int, max_cells: int, force: bool, topes) -> dict:
+    bound = _bound(K, min(d, K))
+    entry = {"hyperplanes": None, "rank": None, "bound": bound, "count": None, "note": None}
+    if bound > max_cells and not force:
+        entry["note"] = (f"not computed: up to {bound} cells (more than --max-cells "
+                         f"{max_cells}); --force computes it")
+        return entry
+    entry["count"] = len(topes(rows))
+    return entry
+
+
+# --- the whole analysis ------------------------------------------------------------------
+
+@dataclass
+class HeadAnalysis:
+    """Everything ``python -m verify analyze`` reports about one head."""
+
+    n: int
+    d: int
+    argmax: ArgmaxAnalysis
+    ties: TieAnalysis
+    cosine: CosineSummary
+    cells: dict | None
+    names: list | None = None
+    seconds: dict = field(default_factory=dict)
+    head: object = field(default=None, repr=False)
+
+    def edge_cosines(self) -> dict:
+        """Float cosines (display only) of the certified tie pairs."""
+        F = np.asarray(self.head.F, dtype=np.float64)
+        norms = np.linalg.norm(F, axis=1)
+        out = {}
+        for i, j in self.ties.tie_pairs:
+            if norms[i] > 0 and norms[j] > 0:
+                out[(i, j)] = float(np.clip(F[i] @ F[j] / (norms[i] * norms[j]), -1, 1))
+        return out
+
+
+def analyze(W, *, neighbours: int = DEFAULT_NEIGHBOURS, max_cells: int = DEFAULT_MAX_CELLS,
+            force: bool = False, cells: bool = True, names: Sequence[str] | None = None,
+            progress=None) -> HeadAnalysis:
+    """Argmaxable labels, tie pairs, cosine neighbours and cell counts of ``W``.
+
+    ``progress(description, total)`` may return a progress bar (``update``/``close``).
+    For ``n <= ALL_PAIRS_MAX_LABELS`` every pair is decided; otherwise the pairs of every
+    label with its ``neighbours`` nearest cosine neighbours, plus tie pairs found by ray
+    shooting (:func:`verify.analyze.ties.tie_pairs`).
+    """
+    seconds = {}
+    t0 = time.perf_counter()
+    head = make_head(W)
+    bar = progress("labels", head.n) if progress else None
+    argmax = head.argmax(bar)
+    if bar is not None:
+        bar.close()
+    seconds["argmax"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    near = cosine_neighbours(head, neighbours)
+    seconds["cosine"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    if head.n <= ALL_PAIRS_MAX_LABELS:
+        pairs = None
+    else:
+        pairs = sorted({(min(i, c), max(i, c)) for i, lst in enumerate(near) for c, _ in lst})
+    bar = progress("pairs", 0) if progress else None
+    ties = tie_pairs(head, argmax, pairs=pairs, progress=bar)
+    if bar is not None:
+        bar.close()
+    seconds["ties"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    counts = cell_counts(head, max_cells=max_cells, force=force) if cells else None
+    seconds["cells"] = time.perf_counter() - t0
+    return HeadAnalysis(n=head.n, d=head.d, argmax=argmax, ties=ties,
+                        cosine=_summarise(near, ties, neighbours), cells=counts,
+                        names=list(names) if names is not None else None, seconds=seconds,
+                        head=head)
+
+
+# --- output ---------------------------------------------------------------------------------
+
+def _text(x) -> str:
+    from verify.numbers.rational import format_rational
+
+    if isinstance(x, (int, fmpq)) or type(x).__name__ == "fmpz":
+        return format_rational(x)
+    return str(x)
+
+
+def _coefficient(y) -> str:
+    text = _text(y)
+    return f"({text})" if any(op in text for op in " +-") else text
+
+
+def to_json(a: HeadAnalysis) -> dict:
+    """The JSON document of ``--json`` (see docs/analyze.md for every key)."""
+    witnesses, certificates = {}, {}
+    for i, e in enumerate(a.argmax.evidence):
+        if isinstance(e, Witness):
+            witnesses[str(i)] = [_text(v) for v in e.point]
+        else:
+            certificates[str(i)] = {str(k): _text(y) for k, y in e.multipliers}
+    tie_pairs_, tie_witnesses, non_tie, non_tie_certs = [], [], [], []
+    for (i, j), e in a.ties.evidence.items():
+        if isinstance(e, TieWitness):
+            tie_pairs_.append([i, j])
+            tie_witnesses.append([_text(v) for v in e.point])
+        else:
+            non_tie.append([i, j])
+            non_tie_certs.append({"multipliers": {str(k): _text(y) for k, y in e.multipliers},
+                                  "tie": _text(e.tie)})
+    c = a.cosine
+    per_label = []
+    for i, near in enumerate(c.neighbours):
+        per_label.append({
+            "label": i,
+            "nearest": [[k, round(cos, 12)] for k, cos in near],
+            "nearest_can_tie": [a.ties.can_tie(i, k) for k, _ in near],
+            "tie_partners": a.ties.partners(i),
+        })
+    return {
+        "n": a.n,
+        "d": a.d,
+        "labels": a.names,
+        "argmaxable": a.argmax.argmaxable,
+        "unargmaxable": a.argmax.unargmaxable,
+        "tie_pairs": tie_pairs_,
+        "tie_pairs_complete": a.ties.complete,
+        "pairs_decided": len(a.ties.evidence),
+        "pairs_total": a.ties.pairs_total,
+        "non_tie_pairs": non_tie,
+        "argmax_witnesses": witnesses,
+        "argmax_certificates": certificates,
+        "tie_witnesses": tie_witnesses,
+        "non_tie_certificates": non_tie_certs,
+        "cosine": {
+            "k": c.k,
+            "labels_compared": c.labels_compared,
+            "nearest_not_tie": c.nearest_not_tie,
+            "neighbour_pairs": c.neighbour_pairs,
+            "neighbour_pairs_cannot_tie": c.neighbour_pairs_cannot_tie,
+            "neighbour_pairs_undecided": c.neighbour_pairs_undecided,
+            "fraction_cannot_tie": c.fraction_cannot_tie,
+            "per_label": per_label,
+        },
+        "cells": a.cells,
+    }
+
+
+def _name(a: HeadAnalysis, i: int) -> str:
+    return f"{i} ({a.names[i]})" if a.names else str(i)
+
+
+def _list(a: HeadAnalysis, labels, limit: int = 20) -> str:
+    shown = ", ".join(_name(a, i) for i in labels[:limit])
+    more = len(labels) - limit
+    return shown + (f", ... ({more} more)" if more > 0 else "") if labels else "none"
+
+
+def format_text(a: HeadAnalysis, source: str, *, limit: int = 20) -> str:
+    """The readable report printed without ``--json``."""
+    lines = [f"analysis of {source}: {a.n} labels in dimension {a.d} (labels from 0)"]
+    un = a.argmax.unargmaxable
+    lines.append(f"argmaxable: {a.n - len(un)} of {a.n} labels, each with an exact "
+                 "witness input; the others with exact convex weights (w_i inside the "
+                 "hull of the other rows)")
+    lines.append(f"unargmaxable: {_list(a, un, limit)}")
+    for i in un[:limit]:
+        e = a.argmax.evidence[i]
+        combo = " + ".join(f"{_coefficient(y)} w_{k}" for k, y in e.multipliers)
+        if len(combo) > 160:
+            support = ", ".join(f"w_{k}" for k, _ in e.multipliers)
+            combo = (f"a convex combination of {support} (exact weights with --json)")
+        lines.append(f"  w_{i} = {combo}")
+    t = a.ties
+    ties = t.tie_pairs
+    if t.complete:
+        scope = f"all {t.pairs_total} pairs decided exactly"
+    else:
+        scope = (f"{len(t.evidence)} of {t.pairs_total} pairs decided exactly (the "
+                 f"nearest cosine neighbours and pairs found by ray shooting); the other "
+                 "pairs are not decided")
+    lines.append(f"tie pairs (can be tied for the highest probability): {len(ties)} "
+                 f"({scope})")
+    shown = ties[: limit * 2]
+    if shown:
+        lines.append("  " + ", ".join(f"{i}-{j}" for i, j in shown)
+                     + (f", ... ({len(ties) - len(shown)} more)" if len(ties) > len(shown)
+                        else ""))
+    c = a.cosine
+    lines.append(f"cosine versus competition ({c.k} nearest by cosine; 'no' = certified "
+                 "unable to tie, '?' = not decided):")
+    width = max((len(_name(a, i)) for i in range(min(a.n, limit))), default=5)
+    width = max(width, 5)
+    lines.append(f"  {'label':<{width}}  nearest by cosine                 can tie with")
+    for i, near in enumerate(c.neighbours[:limit]):
+        cells = []
+        for k, cos in near:
+            verdict = t.can_tie(i, k)
+            mark = "yes" if verdict else ("?" if verdict is None else "no")
+            cells.append(f"{k} ({cos:+.3f}, {mark})")
+        partners = t.partners(i)
+        ptxt = ", ".join(map(str, partners[:8])) + (" ..." if len(partners) > 8 else "")
+        if not t.complete:
+            ptxt += " (certified so far)" if partners else "(none certified)"
+        lines.append(f"  {_name(a, i):<{width}}  {'; '.join(cells) or '-':<32}  "
+                     f"{ptxt or 'none'}")
+    if a.n > limit:
+        lines.append(f"  ... {a.n - limit} more labels (--json gives all)")
+    frac = c.fraction_cannot_tie
+    lines.append(f"nearest cosine neighbour cannot tie: {c.nearest_not_tie} of "
+                 f"{c.labels_compared} labels; neighbour pairs that cannot tie: "
+                 f"{c.neighbour_pairs_cannot_tie} of {c.neighbour_pairs}"
+                 + (f" ({100 * frac:.1f}%)" if frac is not None else ""))
+    if a.cells is not None:
+        for kind, title in (("sign", "sign pattern S(W)"), ("ranking", "ranking pattern R(W)")):
+            e = a.cells[kind]
+            if e["count"] is not None:
+                txt = f"{e['count']} cells"
+                if e.get("bound"):
+                    txt += f" (upper bound {e['bound']})"
+                if e.get("note"):
+                    txt += f": {e['note']}"
+            else:
+                txt = e["note"]
+            lines.append(f"{title}: {txt}")
+    return "\n".join(lines)
