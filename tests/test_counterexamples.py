@@ -147,3 +147,35 @@ def test_pair_checks_reject_non_pairs():
     assert not is_55_pair(P[1:], P[1:])
     # equal rankings but different cosines: not a 5.5 pair either
     assert not is_55_pair([[1, 0], [0, 1], [1, 1]], [[1, 0], [0, 1], [2, 1]])
+
+
+def test_search_command_writes_checkable_certificates(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(root))
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "verify", *args], capture_output=True,
+                              text=True, env=env)
+
+    res = run("search", "theorem", "H.1", "--n", "4", "--box", "1", "--limit", "1",
+              "--json", "--certificates", str(tmp_path))
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["claim"] == "theorem H.1" and len(out["pairs"]) == 1
+    pair = out["pairs"][0]
+    assert pair["only_in_P"] or pair["only_in_Q"]
+    res = run("search", "theorem", "5.5", "--n", "3", "--box", "1", "--limit", "1",
+              "--certificates", str(tmp_path))
+    assert res.returncode == 0 and "1 pair found" in res.stdout
+    files = sorted(tmp_path.glob("*.cert.json"))
+    assert len(files) == 2
+    check = run("check", *map(str, files))
+    assert check.returncode == 0, check.stderr
+    assert check.stdout.count(": OK (") == 2
+    assert run("search", "theorem", "H.1", "--n", "3", "--box", "1").stdout.count("0 pairs found") == 1

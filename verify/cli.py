@@ -90,6 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--d", type=int, default=2, help="dimension (default 2)")
     p.add_argument("--box", type=int, default=1, help="entries in [-K, K] (default 1)")
     p.add_argument("--limit", type=int, default=3, help="pairs to report (default 3)")
+    p.add_argument("--certificates", metavar="DIR",
+                   help="write a certificate for every pair found into DIR "
+                        "(pair-K.cert.json), checkable with 'python -m verify check'")
     p.add_argument("--json", action="store_true", help="print the pairs as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run_search)
@@ -319,7 +322,7 @@ def run_search(args) -> int:
     import time
 
     from verify.claims.search import search_55, search_h1
-    from verify.claims.theorem_h1 import compare_configurations
+    from verify.claims.theorem_h1 import ranking_differences
 
     if args.n < 1 or args.d < 1 or args.box < 0 or args.limit < 1:
         raise InputError("--n, --d, --limit must be >= 1 and --box >= 0")
@@ -327,7 +330,9 @@ def run_search(args) -> int:
     search = search_h1 if args.number == "H.1" else search_55
     pairs, examined = search(args.n, args.d, args.box, limit=args.limit)
     seconds = time.perf_counter() - start
-    results = [(P, Q, compare_configurations(P, Q)) for P, Q in pairs]
+    results = [(P, Q, ranking_differences(P, Q)) for P, Q in pairs]
+    if args.certificates:
+        _write_pair_certificates(args, pairs)
     if args.json:
         json.dump({"claim": f"theorem {args.number}", "n": args.n, "d": args.d,
                    "box": args.box, "examined": examined, "seconds": round(seconds, 2),
@@ -355,6 +360,23 @@ def run_search(args) -> int:
                       f"Gordan certificate on the other side "
                       f"({len(cert.multipliers)} multipliers)")
     return 0
+
+
+def _write_pair_certificates(args, pairs) -> None:
+    from pathlib import Path
+
+    from verify.certificates import h1_certificate, theorem55_certificate, write_certificate
+
+    directory = Path(args.certificates)
+    directory.mkdir(parents=True, exist_ok=True)
+    slug = args.number.replace(".", "")
+    for k, (P, Q) in enumerate(pairs):
+        cert = (h1_certificate(P, Q) if args.number == "H.1"
+                else theorem55_certificate(P, Q, None))
+        write_certificate(directory / f"theorem-{slug}-pair-{k}.cert.json", cert)
+    if pairs:
+        print(f"verify: {len(pairs)} certificate{'s' if len(pairs) != 1 else ''} written "
+              f"to {directory}", file=sys.stderr)
 
 
 # --- pattern -------------------------------------------------------------------------

@@ -48,27 +48,35 @@ def ranking_refutation(W, ranking) -> GordanCertificate:
     return evidence
 
 
+def ranking_differences(A, B) -> dict:
+    """Rankings only in ``R(A)`` and only in ``R(B)``, each ``(ranking, witness on its own
+    side, Gordan certificate on the other side)``."""
+    RA, RB = ranking_pattern(A), ranking_pattern(B)
+    witness_a = dict(zip(RA.rankings, (c.witness for c in RA.cells)))
+    witness_b = dict(zip(RB.rankings, (c.witness for c in RB.cells)))
+    return {
+        "rankings_a": RA.count, "rankings_b": RB.count,
+        "only_in_A": [(r, witness_a[r], ranking_refutation(B, r))
+                      for r in sorted(set(RA.rankings) - set(RB.rankings))],
+        "only_in_B": [(r, witness_b[r], ranking_refutation(A, r))
+                      for r in sorted(set(RB.rankings) - set(RA.rankings))],
+    }
+
+
 def compare_configurations(A, B) -> dict:
     """Everything the theorem is about, for two point configurations ``A`` and ``B``."""
     from verify.claims.cosine_patterns import rational_chirotope
 
     SA, SB = sign_pattern(affine(A)), sign_pattern(affine(B))
     chi_a, chi_b = rational_chirotope(affine(A)), rational_chirotope(affine(B))
-    chirotopes_equal = (all(chi_a[I] == chi_b[I] for I in chi_a)
-                        or all(chi_a[I] == -chi_b[I] for I in chi_a))
-    RA, RB = ranking_pattern(A), ranking_pattern(B)
-    witness_a = dict(zip(RA.rankings, (c.witness for c in RA.cells)))
-    witness_b = dict(zip(RB.rankings, (c.witness for c in RB.cells)))
-    only_a = sorted(set(RA.rankings) - set(RB.rankings))
-    only_b = sorted(set(RB.rankings) - set(RA.rankings))
+    chirotopes_equal = set(chi_a) == set(chi_b) and (
+        all(chi_a[I] == chi_b[I] for I in chi_a) or all(chi_a[I] == -chi_b[I] for I in chi_a))
     return {
         "sign_patterns_equal": SA.patterns == SB.patterns,
         "sign_pattern_count": SA.count,
         "sign_count_b": SB.count,
         "chirotopes_equal": chirotopes_equal,
-        "rankings_a": RA.count, "rankings_b": RB.count,
-        "only_in_A": [(r, witness_a[r], ranking_refutation(B, r)) for r in only_a],
-        "only_in_B": [(r, witness_b[r], ranking_refutation(A, r)) for r in only_b],
+        **ranking_differences(A, B),
     }
 
 
