@@ -62,6 +62,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a JSON list of objects with id, statement, hypotheses")
     p.set_defaults(run=run_list)
 
+    from verify.analyze.command import add_parser as add_analyze_parser
+
+    add_analyze_parser(sub)
+
     p = sub.add_parser(
         "all", help="check every claim (the regression suite)",
         description="Run every registered claim with its default size and print a table "

@@ -24,38 +24,45 @@ Theory but Rarely in Practice", ACL 2022. Nielsen & Grivas, *What Cosine Similar
 Label Representations Can and Cannot Tell us*.
 """
 
-from verify.analyze.argmax import (
-    ArgmaxAnalysis,
-    argmaxable_labels,
-    is_argmax_certificate,
-    is_argmax_witness,
-    make_head,
-)
-from verify.analyze.report import (
-    HeadAnalysis,
-    analyze,
-    cell_counts,
-    cosine_neighbours,
-    format_text,
-    to_json,
-)
-from verify.analyze.ties import (
-    NoTieCertificate,
-    TieAnalysis,
-    TieWitness,
-    is_no_tie_certificate,
-    is_tie_witness,
-    tie_graph,
-    tie_pairs,
-    write_graph,
-)
+# Names are loaded on first use (PEP 562), so that registering the subcommand
+# (verify.analyze.command) does not import numpy, scipy and flint at start-up.
+_EXPORTS = {
+    "ArgmaxAnalysis": "argmax",
+    "argmaxable_labels": "argmax",
+    "is_argmax_certificate": "argmax",
+    "is_argmax_witness": "argmax",
+    "make_head": "argmax",
+    "HeadAnalysis": "report",
+    "analyze": "report",
+    "cell_counts": "report",
+    "cosine_neighbours": "report",
+    "format_text": "report",
+    "to_json": "report",
+    "NoTieCertificate": "ties",
+    "TieAnalysis": "ties",
+    "TieWitness": "ties",
+    "is_no_tie_certificate": "ties",
+    "is_tie_witness": "ties",
+    "tie_graph": "ties",
+    "tie_pairs": "ties",
+    "write_graph": "ties",
+    "plot_head": "plot",
+}
 
 
-def plot_head(*args, **kwargs):
-    """Draw a two-dimensional head; see :func:`verify.analyze.plot.plot_head`."""
-    from verify.analyze.plot import plot_head as _plot_head
+def __getattr__(name):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'verify.analyze' has no attribute {name!r}")
+    from importlib import import_module
 
-    return _plot_head(*args, **kwargs)
+    value = getattr(import_module(f"verify.analyze.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))
 
 
 __all__ = [

@@ -21,9 +21,10 @@ exposed points of a polytope are its vertices (Ziegler, *Lectures on Polytopes*,
 §2.1); a row equal to another row, or inside the hull, is a convex combination of
 other rows. There is no bias term: the softmax is unchanged when the same vector is
 added to every row (Nielsen & Grivas, Lemma 3.1), and so is this criterion (a
-translation moves ``P`` and its vertices together). Grivas et al. state the same
-characterisation for the bias-free softmax (a class is unargmaxable iff its weight
-vector lies inside the convex hull of the others).
+translation moves ``P`` and its vertices together). This is the criterion Grivas et
+al. (2022) illustrate for the bias-free softmax, after Demeter et al. (2020) and Cover
+(1967): a class whose weight vector lies inside the convex hull of the others can never
+be the argmax.
 
 By Carathéodory's theorem the multipliers can be chosen with at most ``d + 1``
 non-zero entries; every certificate returned here has that property, so checking it
@@ -36,16 +37,19 @@ Floating point proposes, exact arithmetic disposes:
 1. The rows are scaled by one positive integer to a matrix ``Z`` of integers (binary
    floats from ``.npy`` or ``.safetensors`` files become integers after scaling by a
    power of two). A positive common scale changes no answer.
-2. Candidate witnesses come from a vectorised multi-class perceptron on a float copy,
-   then from a cutting-plane linear program (scipy's HiGHS, in-process) that keeps only
-   a few dozen of the ``n - 1`` rows active at a time.
+2. Candidate witnesses come from the relaxation method (Agmon; Motzkin & Schoenberg
+   1954), run on a float copy for all labels at once as a few matrix products. For a
+   label that never wins there, non-negative least squares (Lawson & Hanson) looks for
+   the convex combination among the rows that beat it and its nearest rows; what is
+   still open goes to a cutting-plane linear program (scipy's HiGHS, in-process) that
+   keeps only a few dozen of the ``n - 1`` rows active at a time.
 3. Every proposed witness is checked **exactly**: ``Z x`` is computed in integer
    arithmetic (limbs of at most 23 bits, multiplied with float64 matrix products whose
    every partial sum is an integer below ``2^53``, hence exact; then carried in int64),
    and its largest entry must be entry ``i`` and only entry ``i``.
-4. A proposed dependency (the support of an LP dual solution, at most ``d + 1`` rows)
-   is made exact by an integer null-space computation; the multipliers are checked to
-   be non-negative and to combine the rows to zero exactly.
+4. A proposed dependency (the support of a basic solution, at most ``d + 1`` rows) is
+   made exact by an integer null-space computation; the multipliers are checked to be
+   non-negative and to combine the rows to zero exactly.
 5. Whatever fails a check is decided by the exact simplex method of
    :func:`verify.feasibility.strict_feasibility`.
 
@@ -58,7 +62,11 @@ References
 D. Grivas, N. Bogoychev, A. Lopez, "Low-Rank Softmax Can Have Unargmaxable Classes in
 Theory but Rarely in Practice", ACL 2022. P. Gordan, Math. Ann. 6 (1873).
 A. Schrijver, *Theory of Linear and Integer Programming*, 1986, §7.7-7.8.
-G. M. Ziegler, *Lectures on Polytopes*, 1995.
+G. M. Ziegler, *Lectures on Polytopes*, 1995. S. Agmon, "The relaxation method for
+linear inequalities", Canad. J. Math. 6 (1954); T. S. Motzkin, I. J. Schoenberg, ibid.
+C. L. Lawson, R. J. Hanson, *Solving Least Squares Problems*, 1974. D. Demeter,
+G. Kimmel, D. Downey, "Stolen Probability", ACL 2020. T. M. Cover, "The number of
+linearly inducible orderings of points in d-space", SIAM J. Appl. Math. 15 (1967).
 
 Example
 -------
@@ -95,6 +103,8 @@ __all__ = [
 POINT_BITS = (3, 8, 26, 52)
 #: Relaxation rounds before the remaining labels go to the linear program.
 PERCEPTRON_ROUNDS = 60
+#: Largest head with square-root entries (exact field simplex for every question).
+FIELD_MAX_LABELS = 40
 #: Over-relaxation factor of the relaxation method (in (0, 2); measured best near 2).
 RELAXATION = 1.9
 
@@ -645,8 +655,14 @@ class FieldHead:
     """
 
     def __init__(self, rows):
+        from verify.errors import TooLargeError
         from verify.numbers.sqrt_sum import SqrtSum, as_sqrt_sum
 
+        if len(rows) > FIELD_MAX_LABELS:
+            raise TooLargeError(
+                f"entries with square roots are analysed for at most {FIELD_MAX_LABELS} "
+                f"labels (this matrix has {len(rows)}); every question is an exact "
+                "simplex run over Q(sqrt ...)")
         self.one = SqrtSum(1)
         self.rows = [[as_sqrt_sum(x) for x in row] for row in rows]
         self.n, self.d = len(self.rows), len(self.rows[0])

@@ -67,6 +67,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "than one)")
     p.add_argument("--neighbours", type=_non_negative_int, default=2, metavar="K",
                    help="nearest labels by cosine listed per label (default 2)")
+    p.add_argument("--rays", type=_non_negative_int, default=None, metavar="R",
+                   help="above 200 labels, where not every pair is decided: random rays "
+                        "shot from each argmaxable label's witness to find further tie "
+                        "pairs, each certified exactly (default 8; 0: only the cosine "
+                        "neighbour pairs)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run_analyze)
     return p
@@ -133,6 +138,17 @@ def _check_output(path: str, option: str) -> None:
         raise InputError(f"{path}: cannot write {option}: is a directory")
 
 
+def _writing(path: str, option: str, write) -> None:
+    """Run ``write``; a file-system error becomes a one-line :class:`InputError`."""
+    try:
+        write()
+    except PermissionError:
+        raise InputError(f"{path}: cannot write {option}: permission denied") from None
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise InputError(f"{path}: cannot write {option}: {reason}") from None
+
+
 def _progress(quiet: bool):
     if quiet or not sys.stderr.isatty():
         return None
@@ -168,7 +184,8 @@ def run_analyze(args) -> int:
             raise InputError("--plot needs matplotlib (python -m pip install "
                              "matplotlib)") from None
     result = analyze(rows, neighbours=args.neighbours, max_cells=args.max_cells,
-                     force=args.force, names=names, progress=_progress(args.quiet))
+                     force=args.force, names=names, rays=args.rays,
+                     progress=_progress(args.quiet))
     refused = [kind for kind in ("sign", "ranking")
                if result.cells and result.cells[kind]["count"] is None]
     if refused:
@@ -180,14 +197,15 @@ def run_analyze(args) -> int:
     if args.graph is not None:
         from verify.analyze.ties import tie_graph, write_graph
 
-        write_graph(tie_graph(result.ties, result.argmax, names, result.edge_cosines()),
-                    args.graph)
+        graph = tie_graph(result.ties, result.argmax, names, result.edge_cosines())
+        _writing(args.graph, "--graph", lambda: write_graph(graph, args.graph))
         print(f"verify: tie graph written to {args.graph}", file=sys.stderr)
     if args.plot is not None:
         from verify.analyze.plot import plot_head
 
-        plot_head(result.head, args.plot, argmax=result.argmax, ties=result.ties,
-                  names=names, title=Path(args.matrix).name)
+        _writing(args.plot, "--plot", lambda: plot_head(
+            result.head, args.plot, argmax=result.argmax, ties=result.ties, names=names,
+            title=Path(args.matrix).name))
         print(f"verify: figure written to {args.plot}", file=sys.stderr)
     if args.json:
         json.dump(to_json(result), sys.stdout, separators=(",", ":"))

@@ -101,7 +101,7 @@ def plot_head(W, path, *, argmax=None, ties=None, names: Sequence[str] | None = 
         ax0.plot(poly[:, 0], poly[:, 1], ls="--", lw=1.0, color="0.55", zorder=1)
     for i, j in ties.tie_pairs:
         ax0.plot(P[[i, j], 0], P[[i, j], 1], color="0.15", lw=1.8, zorder=2)
-    for i in range(n):
+    for i in range(n if n <= 20 else 0):  # beyond 20 labels arrows are clutter
         ax0.annotate("", xy=P[i], xytext=(0, 0),
                      arrowprops=dict(arrowstyle="-|>", color=colours[i], lw=1.2,
                                      alpha=0.55, shrinkA=0, shrinkB=7))
@@ -177,8 +177,10 @@ def plot_head(W, path, *, argmax=None, ties=None, names: Sequence[str] | None = 
     ax1.scatter(0, 0, c="black", marker="X", s=90, zorder=3)
     lost = sorted(set(range(n)) - winners)
     sub = "argmax regions of $\\mathrm{softmax}(Wx)$"
-    if lost:
+    if 0 < len(lost) <= 8:
         sub += f"\nno region: {', '.join(map(str, lost))}"
+    elif lost:
+        sub += f"\nno region: {len(lost)} unargmaxable labels"
     ax1.set_title(sub, fontsize=12)
     _frame(ax1, R)
     ax1.set_xlabel("input $x_1$")
@@ -189,7 +191,7 @@ def plot_head(W, path, *, argmax=None, ties=None, names: Sequence[str] | None = 
     rows_of_legend = -(-len(handles) // ncol)
     fig.legend(handles=handles, loc="lower center", ncol=ncol, fontsize=9,
                frameon=False)
-    fig.tight_layout(rect=(0, 0.045 * rows_of_legend + 0.01, 1, 0.95 if title else 1))
+    fig.tight_layout(rect=(0, 0.05 * rows_of_legend + 0.045, 1, 0.95 if title else 1))
     _save(fig, path)
     plt.close(fig)
 

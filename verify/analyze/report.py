@@ -53,17 +53,11 @@ from math import comb
 from typing import Sequence
 
 import numpy as np
-from flint import fmpq, fmpz_mat
+from flint import fmpq, fmpz, fmpz_mat
 
 from verify.analyze.argmax import ArgmaxAnalysis, ExactHead, FieldHead, make_head
-from verify.analyze.ties import (
-    ALL_PAIRS_MAX_LABELS,
-    NoTieCertificate,
-    TieAnalysis,
-    TieWitness,
-    tie_pairs,
-)
-from verify.feasibility import GordanCertificate, Witness
+from verify.analyze.ties import ALL_PAIRS_MAX_LABELS, TieAnalysis, TieWitness, tie_pairs
+from verify.feasibility import Witness
 
 __all__ = [
     "DEFAULT_MAX_CELLS",
@@ -363,13 +357,14 @@ class HeadAnalysis:
 
 def analyze(W, *, neighbours: int = DEFAULT_NEIGHBOURS, max_cells: int = DEFAULT_MAX_CELLS,
             force: bool = False, cells: bool = True, names: Sequence[str] | None = None,
-            progress=None) -> HeadAnalysis:
+            rays: int | None = None, progress=None) -> HeadAnalysis:
     """Argmaxable labels, tie pairs, cosine neighbours and cell counts of ``W``.
 
     ``progress(description, total)`` may return a progress bar (``update``/``close``).
     For ``n <= ALL_PAIRS_MAX_LABELS`` every pair is decided; otherwise the pairs of every
     label with its ``neighbours`` nearest cosine neighbours, plus tie pairs found by ray
-    shooting (:func:`verify.analyze.ties.tie_pairs`).
+    shooting, ``rays`` per argmaxable label (default
+    :data:`verify.analyze.ties.RAYS_PER_LABEL`; see :func:`verify.analyze.ties.tie_pairs`).
     """
     seconds = {}
     t0 = time.perf_counter()
@@ -388,7 +383,7 @@ def analyze(W, *, neighbours: int = DEFAULT_NEIGHBOURS, max_cells: int = DEFAULT
     else:
         pairs = sorted({(min(i, c), max(i, c)) for i, lst in enumerate(near) for c, _ in lst})
     bar = progress("pairs", 0) if progress else None
-    ties = tie_pairs(head, argmax, pairs=pairs, progress=bar)
+    ties = tie_pairs(head, argmax, pairs=pairs, rays_per_label=rays, progress=bar)
     if bar is not None:
         bar.close()
     seconds["ties"] = time.perf_counter() - t0
@@ -406,7 +401,7 @@ def analyze(W, *, neighbours: int = DEFAULT_NEIGHBOURS, max_cells: int = DEFAULT
 def _text(x) -> str:
     from verify.numbers.rational import format_rational
 
-    if isinstance(x, (int, fmpq)) or type(x).__name__ == "fmpz":
+    if isinstance(x, (int, fmpq, fmpz)):
         return format_rational(x)
     return str(x)
 
@@ -483,11 +478,13 @@ def _list(a: HeadAnalysis, labels, limit: int = 20) -> str:
 
 def format_text(a: HeadAnalysis, source: str, *, limit: int = 20) -> str:
     """The readable report printed without ``--json``."""
-    lines = [f"analysis of {source}: {a.n} labels in dimension {a.d} (labels from 0)"]
+    lines = [f"analysis of {source}: {a.n} label{'s' if a.n != 1 else ''} in dimension "
+             f"{a.d} (labels from 0)"]
     un = a.argmax.unargmaxable
     lines.append(f"argmaxable: {a.n - len(un)} of {a.n} labels, each with an exact "
-                 "witness input; the others with exact convex weights (w_i inside the "
-                 "hull of the other rows)")
+                 "witness input x (label i alone has the largest logit w_i . x)"
+                 + ("; each unargmaxable label with exact convex weights (w_i in the hull "
+                    "of the other rows)" if un else ""))
     lines.append(f"unargmaxable: {_list(a, un, limit)}")
     for i in un[:limit]:
         e = a.argmax.evidence[i]
@@ -516,7 +513,7 @@ def format_text(a: HeadAnalysis, source: str, *, limit: int = 20) -> str:
                  "unable to tie, '?' = not decided):")
     width = max((len(_name(a, i)) for i in range(min(a.n, limit))), default=5)
     width = max(width, 5)
-    lines.append(f"  {'label':<{width}}  nearest by cosine                 can tie with")
+    lines.append(f"  {'label':<{width}}  nearest by cosine                     can tie with")
     for i, near in enumerate(c.neighbours[:limit]):
         cells = []
         for k, cos in near:
@@ -527,7 +524,7 @@ def format_text(a: HeadAnalysis, source: str, *, limit: int = 20) -> str:
         ptxt = ", ".join(map(str, partners[:8])) + (" ..." if len(partners) > 8 else "")
         if not t.complete:
             ptxt += " (certified so far)" if partners else "(none certified)"
-        lines.append(f"  {_name(a, i):<{width}}  {'; '.join(cells) or '-':<32}  "
+        lines.append(f"  {_name(a, i):<{width}}  {'; '.join(cells) or '-':<36}  "
                      f"{ptxt or 'none'}")
     if a.n > limit:
         lines.append(f"  ... {a.n - limit} more labels (--json gives all)")

@@ -199,7 +199,7 @@ class TieAnalysis:
 
 def _derived_certificate(head, argmax: ArgmaxAnalysis, i: int, j: int):
     """A no-tie certificate for ``(i, j)`` read off a label's convex combination."""
-    zero = 0 * argmax.n
+    zero = 0  # adds to fmpq and SqrtSum alike
     for a, b in ((i, j), (j, i)):
         cert = argmax.evidence[a]
         if not isinstance(cert, GordanCertificate):
@@ -275,12 +275,8 @@ def _certificate(others, multipliers, t, zero) -> NoTieCertificate:
 
 # --- the rational engine ----------------------------------------------------------------
 
-def _rational_strict(A):
-    return strict_feasibility(A)
-
-
 def _exact_pair_int(head: ExactHead, i: int, j: int):
-    ev = _exact_pair(head.Z, i, j, _rational_strict, fmpq(0), fmpq(1))
+    ev = _exact_pair(head.Z, i, j, strict_feasibility, fmpq(0), fmpq(1))
     if isinstance(ev, TieWitness):
         return TieWitness(point=_integral(ev.point) if any(ev.point) else
                           tuple(0 for _ in ev.point))
@@ -351,7 +347,7 @@ def _motzkin_on_support(head: ExactHead, i: int, j: int, support: list[int]):
             return _certificate(support, list(enumerate(y)), fmpq(t), fmpq(0))
     # Degenerate support: decide the pair on these rows alone, exactly.
     sub = [head.Z[i], head.Z[j]] + [head.Z[k] for k in support]
-    ev = _exact_pair(sub, 0, 1, _rational_strict, fmpq(0), fmpq(1))
+    ev = _exact_pair(sub, 0, 1, strict_feasibility, fmpq(0), fmpq(1))
     if isinstance(ev, NoTieCertificate):
         mult = tuple((support[k - 2], y) for k, y in ev.multipliers)
         return NoTieCertificate(multipliers=mult, tie=ev.tie)
@@ -530,11 +526,19 @@ def _decide_one(head: ExactHead, i: int, j: int, start, rivals):
     return _exact_pair_int(head, i, j)
 
 
-def _discover(head: ExactHead, argmax: ArgmaxAnalysis, rays: int, seed: int = 0) -> dict:
-    """Tie pairs found by shooting ``rays`` random rays from every label's witness."""
+def _discover(head: ExactHead, argmax: ArgmaxAnalysis, rays: int, progress=None,
+              seed: int = 0) -> dict:
+    """Tie pairs found by shooting ``rays`` random rays from every label's witness.
+
+    The random directions come from a fixed seed, so the output is reproducible.
+    """
     labels = argmax.argmaxable
     if not labels or rays <= 0 or head.n < 2:
         return {}
+    if progress is not None and hasattr(progress, "total"):
+        progress.total = (progress.total or 0) + rays * len(labels)
+        if hasattr(progress, "set_description"):
+            progress.set_description("pairs and rays")
     rng = np.random.default_rng(seed)
     X = _witness_matrix(argmax, labels)
     cands = []
@@ -544,6 +548,7 @@ def _discover(head: ExactHead, argmax: ArgmaxAnalysis, rays: int, seed: int = 0)
         rival, point, ok = _ray_exits(head.F, X, U, L)
         for c in np.nonzero(ok)[0]:
             cands.append((int(L[c]), int(rival[c]), point[:, c]))
+        _tick(progress, len(labels))
     return _certify_points(head, cands)
 
 
@@ -600,7 +605,7 @@ def tie_pairs(W, argmax: ArgmaxAnalysis | None = None, *,
         evidence = _decide_rational(head, argmax, wanted, progress,
                                     bonus=rays_per_label > 0)
         if rays_per_label and not complete:
-            for key, ev in _discover(head, argmax, rays_per_label).items():
+            for key, ev in _discover(head, argmax, rays_per_label, progress).items():
                 evidence.setdefault(key, ev)
     return TieAnalysis(n=n, evidence=dict(sorted(evidence.items())), complete=complete)
 
