@@ -29,12 +29,8 @@ from hypothesis import strategies as st
 
 from reference import brute_force_sign_pattern, matrix_rank
 from verify.certificates import claim_certificate, format_sqrt_sum, write_certificate
-from verify.checker import (
-    SQUARE_ROOTS,
-    CertificateError,
-    check_certificate,
-    cosine_matrix,
-)
+from verify.checker import CertificateError, check_certificate
+from verify.checker_roots import SQUARE_ROOTS, cosine_matrix
 from verify.numbers.sqrt_sum import SqrtSum, parse_sqrt_sum
 from verify.numbers.sqrt_sum import cosine_matrix as engine_cosine_matrix
 

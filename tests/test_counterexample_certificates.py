@@ -9,9 +9,7 @@ instances, and each kind of tampering must be caught by the check meant to catch
 
 from __future__ import annotations
 
-import copy
 import json
-import os
 import subprocess
 import sys
 from fractions import Fraction
@@ -209,6 +207,7 @@ def test_h1_chirotopes_are_recomputed():
     from verify.checker import _chirotope
 
     cert = committed("theorem-H.1")
+    chirotopes = {}
     for key in "AB":
         V = [[Fraction(1)] + [Fraction(a) for a in row] for row in cert["input"][key]]
         expected = []
@@ -217,9 +216,9 @@ def test_h1_chirotopes_are_recomputed():
                    + a[2] * (b[0] * c[1] - b[1] * c[0]))
             expected.append((det > 0) - (det < 0))
         assert _chirotope(V) == expected
-        chi = expected if key == "A" else chi
+        chirotopes[key] = expected
     mirrored = [[Fraction(1), Fraction(a), -Fraction(b)] for a, b in cert["input"]["A"]]
-    assert _chirotope(mirrored) == [-s for s in chi]  # a reflection flips every sign
+    assert _chirotope(mirrored) == [-s for s in chirotopes["A"]]  # a reflection flips signs
 
 
 def test_h1_differing_chirotopes_are_rejected(monkeypatch):

@@ -1,6 +1,9 @@
 """Certificate files (``verify-certificate/1``) for sign patterns, ranking patterns and
 the claims ``lemma 5.3`` / ``theorem 5.6`` on one matrix (:func:`claim_certificate`:
-one list proven to be both ``S(M)`` and ``S(C(M))``, the second over ``Q(sqrt ...)``).
+one list proven to be both ``S(M)`` and ``S(C(M))``, the second over ``Q(sqrt ...)``);
+sweep certificates of ``lemma 5.3``, ``theorem 5.6`` and ``proposition E.2`` over a list
+of matrices (:func:`sweep_certificate`); and the helpers with which the claim runners
+write instance certificates (:func:`instance_certificate`).
 
 A certificate lets a reviewer confirm an enumerated pattern without trusting the
 engine: :mod:`verify.checker` reads it with the standard library alone. The format
@@ -56,9 +59,10 @@ from verify.linalg import group_parallel_rows, primitive_integer_row, to_fmpq_ro
 from verify.numbers.rational import format_rational, parse_rational
 from verify.numbers.sqrt_sum import ONE, SqrtSum, cosine_matrix
 
-__all__ = ["FORMAT", "KINDS", "COSINE_CLAIMS", "pattern_certificate", "pattern_evidence",
-           "claim_certificate", "cosine_evidence", "h1_certificate", "theorem55_certificate",
-           "format_sqrt_sum", "write_certificate"]
+__all__ = ["FORMAT", "KINDS", "COSINE_CLAIMS", "SWEEP_CLAIMS", "pattern_certificate",
+           "pattern_evidence", "claim_certificate", "cosine_evidence", "h1_certificate",
+           "theorem55_certificate", "sweep_certificate", "instance_certificate",
+           "symbolic_note", "exact", "exact_rows", "format_sqrt_sum", "write_certificate"]
 
 FORMAT = "verify-certificate/1"
 
@@ -67,6 +71,9 @@ KINDS = {"sign": "sign pattern", "ranking": "ranking pattern"}
 
 #: Claims with a certificate from :func:`claim_certificate`.
 COSINE_CLAIMS = ("lemma 5.3", "theorem 5.6")
+
+#: Claims with a sweep certificate from :func:`sweep_certificate`.
+SWEEP_CLAIMS = ("lemma 5.3", "theorem 5.6", "proposition E.2")
 
 
 def pattern_certificate(W, *, kind: str, affine: bool) -> dict:
@@ -427,6 +434,79 @@ def _scaled(pairs) -> list[list]:
         numerators = [int(q.p) * (den // int(q.q)) for q in rationals]
         values = [SqrtSum(v // gcd(*numerators)) for v in numerators]
     return [[k, format_sqrt_sum(y)] for (k, _), y in zip(pairs, values)]
+
+
+def sweep_certificate(claim_id: str, family: str, matrices) -> dict:
+    """The sweep certificate of ``claim_id`` on ``matrices`` (a list of rational matrices).
+
+    Per matrix, either the evidence of a single-matrix certificate (its ``assertion`` and
+    ``evidence``: :func:`claim_certificate` for ``lemma 5.3`` / ``theorem 5.6``, the sign
+    pattern of :func:`pattern_certificate` for ``proposition E.2``), or, outside the
+    claim's hypothesis, ``{"skipped": reason, "rows": [...]}`` naming a zero row
+    (``lemma 5.3``) or two equal rows (``theorem 5.6``). ``family`` describes where the
+    matrices come from. Deterministic; ``RuntimeError`` if the claim fails on a matrix.
+    """
+    if claim_id not in SWEEP_CLAIMS:
+        raise ValueError(f"no sweep certificate for {claim_id!r}; choose from "
+                         f"{', '.join(SWEEP_CLAIMS)}")
+    rows_of = [to_fmpq_rows(W) for W in matrices]
+    results, checked, cells = [], 0, 0
+    for rows in rows_of:
+        skip = _outside_hypothesis(claim_id, rows)
+        if skip is None:
+            cert = (pattern_certificate(rows, kind="sign", affine=False)
+                    if claim_id == "proposition E.2" else claim_certificate(claim_id, rows))
+            skip = {"assertion": cert["assertion"], "evidence": cert["evidence"]}
+            checked, cells = checked + 1, cells + cert["assertion"]["count"]
+        results.append(skip)
+    return {
+        "format": FORMAT,
+        "claim": claim_id,
+        "input": {"family": family,
+                  "matrices": [[[format_rational(a) for a in row] for row in rows]
+                               for rows in rows_of]},
+        "assertion": {"checked": checked, "skipped": len(rows_of) - checked, "cells": cells},
+        "evidence": {"results": results},
+    }
+
+
+def _outside_hypothesis(claim_id: str, rows) -> dict | None:
+    """``{"skipped": reason, "rows": [...]}`` if ``rows`` violates the claim's hypothesis."""
+    if claim_id == "lemma 5.3":
+        zero = next((i for i, row in enumerate(rows) if not any(row)), None)
+        return None if zero is None else {"skipped": "a zero row", "rows": [zero]}
+    if claim_id == "theorem 5.6":
+        seen: dict[tuple, int] = {}
+        for j, row in enumerate(rows):
+            if tuple(row) in seen:
+                return {"skipped": "two equal rows", "rows": [seen[tuple(row)], j]}
+            seen[tuple(row)] = j
+    return None
+
+
+def symbolic_note(claim_id: str) -> str:
+    """The ``evidence.symbolic`` string of an instance certificate: the sympy part of a
+    claim's check cannot be re-done with the standard library."""
+    return f"not checked here: re-run python -m verify {claim_id} (needs sympy)"
+
+
+def instance_certificate(claim_id: str, document: dict, assertion: dict,
+                         evidence: dict) -> dict:
+    """An instance certificate: the exact data a claim's check used (``document``), the
+    facts asserted about it, and the evidence; see ``docs/certificates.md``."""
+    return {"format": FORMAT, "claim": claim_id, "input": document,
+            "assertion": assertion, "evidence": evidence}
+
+
+def exact(x) -> str:
+    """A rational (int / Fraction / fmpq) or :class:`SqrtSum` as a certificate number:
+    ``"p/q"`` for a rational, else the grammar of :func:`format_sqrt_sum`."""
+    return format_sqrt_sum(x)
+
+
+def exact_rows(M) -> list[list[str]]:
+    """A matrix (or a list of vectors) with every entry written by :func:`exact`."""
+    return [[exact(a) for a in row] for row in M]
 
 
 def format_sqrt_sum(x) -> str:

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from itertools import combinations, product
 
-from flint import arb, arb_mat, ctx
+from flint import arb_mat, ctx
 
 from verify.numbers.sqrt_sum import SqrtSum, as_sqrt_sum, det
 

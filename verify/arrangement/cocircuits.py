@@ -220,7 +220,7 @@ def small_arrangement_topes(H: list[tuple[int, ...]]) -> set[tuple[int, ...]]:
     Localisations of real arrangements are small and numerous; here array overhead
     would dominate. ``H``: pairwise non-parallel integer rows of full column rank.
     """
-    K, r = len(H), len(H[0])
+    r = len(H[0])
     if r == 1:
         s = tuple(1 if h[0] > 0 else -1 for h in H)
         return {s, tuple(-a for a in s)}

@@ -25,6 +25,7 @@ from fractions import Fraction
 
 from verify.analyze.ties import TieWitness, tie_pairs
 from verify.arrangement import braid_product
+from verify.certificates import exact, exact_rows, instance_certificate
 from verify.claims.outcome import ClaimOutcome
 from verify.data import paper_example
 from verify.numbers.rational import parse_rational
@@ -74,12 +75,12 @@ def run_c1(claim, options) -> ClaimOutcome:
     C = cosine_matrix(W)
     out.add(f"cos(w_{i}, w_{j}) = 0.8", C[i][j] == SqrtSum.rational(Fraction(4, 5)),
             str(C[i][j]))
-    models = {}
+    models, translations = {}, {}
     for lemma, construct, target in (("3.2", lemma_3_2_translation, -1),
                                      ("3.3", lemma_3_3_translation, 1)):
         u = construct(W[i], W[j])
         moved = [[a + b for a, b in zip(row, u)] for row in W]
-        models[lemma] = moved
+        models[lemma], translations[f"lemma {lemma}"] = moved, [exact(a) for a in u]
         value = cosine_matrix(moved)[i][j]
         out.add(f"translating by Lemma {lemma}'s u = ({', '.join(map(str, u))}) gives "
                 f"cos = {target:+d}", value == SqrtSum.rational(target), str(value))
@@ -88,7 +89,32 @@ def run_c1(claim, options) -> ClaimOutcome:
             "every logit difference agrees for every input",
             all(braid_product(m) == base for m in models.values()))
     out.evidence = "cos 4/5 -> -1 (Lemma 3.2) and +1 (Lemma 3.3), equal logit differences"
+    if out.holds:
+        out.certificate = instance_certificate(
+            claim.id, {"W": exact_rows(W), "labels": [i, j]},
+            {"cosines": [_cosine_statement(i, j, C[i][j], "0.8", rounded=False)],
+             "translated": {"lemma 3.2": "-1", "lemma 3.3": "1"}},
+            {"translations": translations})
     return out
+
+
+def _cosine_statement(i, j, value, paper: str, rounded: bool) -> dict:
+    """A cosine of the certificate: ``cos(w_i, w_j)`` exactly and the paper's decimal,
+    which is the value itself (``rounded`` false) or the value rounded to its digits."""
+    return {"labels": [i, j], "cosine": exact(value), "paper": paper, "rounded": rounded}
+
+
+def _tie_entries(analysis) -> tuple[dict, dict]:
+    """``ties`` and ``no_ties`` of an example certificate, for every decided pair: the
+    lists of pairs (assertion) and their proofs (evidence: a witness ``x``, or the
+    multipliers ``y`` and ``t``)."""
+    decided = analysis.evidence
+    ties = [p for p in sorted(decided) if isinstance(decided[p], TieWitness)]
+    no_ties = [p for p in sorted(decided) if p not in ties]
+    return ({"ties": [list(p) for p in ties], "no_ties": [list(p) for p in no_ties]},
+            {"ties": [[exact(a) for a in decided[p].point] for p in ties],
+             "no_ties": [{"multipliers": [[k, exact(y)] for k, y in decided[p].multipliers],
+                          "t": exact(decided[p].tie)} for p in no_ties]})
 
 
 def run_c2(claim, options) -> ClaimOutcome:
@@ -105,38 +131,59 @@ def run_c2(claim, options) -> ClaimOutcome:
     _tie_step(out, W, 0, 1, True, ties)
     _tie_step(out, W, 1, 2, True, ties)
     _tie_step(out, W, 2, 4, False, ties)
-    out.add(*_between(W, 2, 4, 3))
-    _nearest_versus_ties(out, C, ties, len(W))
+    between = _between(W, 2, 4, 3)
+    out.add(*between[:2])
+    mismatched = _nearest_versus_ties(out, C, ties, len(W))
     out.evidence = ("exact cosines; ties (0,1), (1,2) with witnesses, no tie (2,4) by a "
                     "certificate")
+    if out.holds:
+        assertion = {"centered": True,
+                     "cosines": [_cosine_statement(0, 1, C[0][1], "0.32", rounded=True),
+                                 _cosine_statement(1, 2, C[1][2], "-0.59", rounded=True),
+                                 _cosine_statement(2, 4, C[2][4], "0.8", rounded=False)]}
+        pairs, evidence = _tie_entries(ties)
+        assertion.update(pairs)
+        assertion["between"] = {"labels": [2, 4], "first": 3}
+        assertion["nearest"] = [{"label": i, "neighbours": sorted(nearest)}
+                                for i, nearest in mismatched]
+        evidence["between"] = [exact(a) for a in between[2]]
+        out.certificate = instance_certificate(claim.id, {"W": exact_rows(W)}, assertion,
+                                               evidence)
     return out
 
 
 def _between(W, i, j, k):
     """"Label k wins between labels i and j": on one of the two half-lines where
-    ``w_i.x = w_j.x`` (``d = 2``), label ``k`` is strictly on top and ``i, j`` come next."""
+    ``w_i.x = w_j.x`` (``d = 2``), label ``k`` is strictly on top and ``i, j`` come next.
+    Returns the step's description, whether it holds, and such an ``x`` (or None)."""
     v = [a - b for a, b in zip(W[i], W[j])]
     found = []
     for x in ([-v[1], v[0]], [v[1], -v[0]]):
         logits = [sum(a * b for a, b in zip(row, x)) for row in W]
         rest = [logits[m] for m in range(len(W)) if m not in (i, j, k)]
-        found.append(logits[k] > logits[i] and all(logits[i] > r for r in rest))
+        if logits[k] > logits[i] and all(logits[i] > r for r in rest):
+            found.append(x)
     return (f"label {k} wins between labels {i} and {j}: on a half-line where "
             f"w_{i}.x = w_{j}.x, label {k} is strictly first and {i}, {j} come next "
-            "(on the other half-line other labels lead)", any(found))
+            "(on the other half-line other labels lead)", bool(found),
+            found[0] if found else None)
 
 
-def _nearest_versus_ties(out, C, ties, n) -> None:
-    """For each label: its two nearest cosine neighbours against its tie partners."""
+def _nearest_versus_ties(out, C, ties, n) -> list:
+    """For each label: its two nearest cosine neighbours against its tie partners.
+    Returns the pairs ``(label, nearest)`` where they differ."""
     mismatched = []
     for i in range(n):
         others = sorted((k for k in range(n) if k != i), key=lambda k: C[i][k],
                         reverse=True)
         nearest = others[:2]
         if not set(nearest) <= set(ties.partners(i)):
-            mismatched.append(f"label {i}: nearest {nearest}, ties with {ties.partners(i)}")
+            mismatched.append((i, nearest))
     out.add("for some label the two nearest cosine neighbours are not the labels it can "
-            "tie with", bool(mismatched), "; ".join(mismatched))
+            "tie with", bool(mismatched),
+            "; ".join(f"label {i}: nearest {nearest}, ties with {ties.partners(i)}"
+                      for i, nearest in mismatched))
+    return mismatched
 
 
 def run_c3(claim, options) -> ClaimOutcome:
@@ -154,4 +201,12 @@ def run_c3(claim, options) -> ClaimOutcome:
     _tie_step(out, W, 0, 1, True, ties)
     _tie_step(out, W, 1, 3, False, ties)
     out.evidence = "exact in Q(sqrt 39): -0.805 but can tie; 0.805 but cannot"
+    if out.holds:
+        assertion = {"centered": True, "unit_rows": True,
+                     "cosines": [_cosine_statement(0, 1, c01, "-0.805", rounded=False),
+                                 _cosine_statement(1, 3, c13, "0.805", rounded=False)]}
+        pairs, evidence = _tie_entries(ties)
+        assertion.update(pairs)
+        out.certificate = instance_certificate(claim.id, {"W": exact_rows(W)}, assertion,
+                                               evidence)
     return out

@@ -3,6 +3,10 @@
 Each claim ends ``verified`` (every part of its check held; for the counterexample
 theorems 5.5 and H.1: the counterexample is certified), ``refuted`` (some part failed)
 or ``error`` (the check could not run; the message says why).
+
+Every verified claim's report carries a certificate (``verify all --certificates DIR``
+writes them): the sweeps' covers the first :data:`CERTIFICATE_MATRICES` matrices of
+their family and is built only when it is asked for.
 """
 
 from __future__ import annotations
@@ -20,12 +24,16 @@ SWEEP_DEFAULTS = {
     "proposition E.2": dict(n=6, d=3, matrices=60),
 }
 
+#: Matrices of each sweep covered by its certificate (``verify all --certificates``):
+#: the first 8 of the family, a few seconds to generate (theorem 5.6 takes longest).
+CERTIFICATE_MATRICES = 8
+
 
 def default_options(claim) -> SimpleNamespace:
     opts = dict(n=5, d=2, seed=0, matrices=200, exhaustive=False, box=1, matrix=None,
                 json=False, quiet=True, output_dir=".", labels=None, certificate=None,
                 jobs=1, scheduler=None, checkpoint=None, shard=None, merge=None,
-                claim_id=claim.id)
+                claim_id=claim.id, certificate_matrices=CERTIFICATE_MATRICES)
     opts.update(SWEEP_DEFAULTS.get(claim.id, {}))
     return SimpleNamespace(**opts)
 

@@ -41,6 +41,7 @@ import sympy
 from flint import fmpq, fmpq_mat
 
 from proofs import matrix_factorisation as mf_proofs
+from verify.certificates import exact, exact_rows, instance_certificate, symbolic_note
 from verify.claims.outcome import ClaimOutcome
 from verify.errors import InputError
 from verify.numbers.rational import format_rational
@@ -248,6 +249,14 @@ def _instance_step(outcome: ClaimOutcome, inst: Instance) -> None:
                 inst.describe() + "; X = " + _text(inst.X))
 
 
+def _instance_document(inst: Instance, lam, **more) -> dict:
+    """The ``input`` of a certificate: the instance, lambda, and the claim's own data
+    (``more``, already in certificate form)."""
+    return {"X": exact_rows(inst.X), "U": exact_rows(inst.U),
+            "sigma": [exact(s) for s in inst.sigma], "V": exact_rows(inst.V),
+            "lambda": exact(fmpq(lam)), **more}
+
+
 def _add_facts(outcome: ClaimOutcome, facts, prefix: str = "symbolic: ") -> None:
     for description, holds in facts:
         outcome.add(prefix + description, holds)
@@ -361,6 +370,16 @@ def run_eq1_invariance(claim, options) -> ClaimOutcome:
     scalings = [identity(2), diag([fmpq(2), fmpq(1, 3)])]
     outcome = check_eq1_invariance(inst, 1, 2, scalings)
     outcome.claim = claim.id
+    if outcome.holds:
+        Vk = first_columns(inst.V, 2)
+        A = mul(Vk, diag([paper_shrink(s, fmpq(1)) for s in inst.sigma[:2]]))
+        outcome.certificate = instance_certificate(
+            claim.id,
+            _instance_document(inst, 1, A=exact_rows(A), B=exact_rows(Vk),
+                               D=[exact_rows(D) for D in scalings]),
+            {"objective": exact(objective_1(inst.X, A, Vk, fmpq(1)))},
+            {"D_inv": [exact_rows(inverse(D)) for D in scalings],
+             "symbolic": symbolic_note(claim.id)})
     return _finish(outcome, start,
                    "lambda = 1, k = 2 on a rational 4 x 3 SVD instance: (1) identical for "
                    "D = I and D = diag(2, 1/3), all three cosine matrices differ")
@@ -380,6 +399,14 @@ def _low_rank_value(sigma, lam, chosen) -> fmpq:
     ones, ``lambda sigma_i^2 / (sigma_i^2 + lambda)``."""
     return sum((lam * s ** 2 / (s ** 2 + lam) if i in chosen else s ** 2
                 for i, s in enumerate(sigma)), fmpq(0))
+
+
+def _directions(p: int) -> list:
+    """Two rational ``p x p`` directions ``E`` in which (1) is seen to rise."""
+    return [matrix([[fmpq((-1) ** (i + j) * (i + 2 * j + 1), 3 + i) for j in range(p)]
+                    for i in range(p)]),
+            matrix([[fmpq(int(i == 0 and j == p - 1), 1) for j in range(p)]
+                    for i in range(p)])]
 
 
 def check_eq1_closed_form(inst: Instance, lam, low_rank: int = 2, shrink=paper_shrink,
@@ -403,10 +430,7 @@ def check_eq1_closed_form(inst: Instance, lam, low_rank: int = 2, shrink=paper_s
                 "is strictly convex in P, so the zero of its gradient is the unique "
                 "minimiser", all(m > 0 for m in minors),
                 "minors " + ", ".join(format_rational(m) for m in minors))
-    directions = [matrix([[fmpq((-1) ** (i + j) * (i + 2 * j + 1), 3 + i) for j in range(p)]
-                          for i in range(p)]),
-                  matrix([[fmpq(int(i == 0 and j == p - 1), 1) for j in range(p)]
-                          for i in range(p)])]
+    directions = _directions(p)
     f0 = objective_1(X, P, identity(p), lam)
     rises = [objective_1(X, add(P, E), identity(p), lam) - f0
              == frobenius_squared(mul(X, E)) + SqrtSum(lam) * frobenius_squared(E)
@@ -446,8 +470,17 @@ def check_eq1_closed_form(inst: Instance, lam, low_rank: int = 2, shrink=paper_s
 def run_eq1_closed_form(claim, options) -> ClaimOutcome:
     start = time.perf_counter()
     _refuse_matrix(options, claim.id)
-    outcome = check_eq1_closed_form(svd_instance([3, 2, 1]), 1, low_rank=2)
+    inst, lam, k = svd_instance([3, 2, 1]), fmpq(1), 2
+    outcome = check_eq1_closed_form(inst, lam, low_rank=k)
     outcome.claim = claim.id
+    if outcome.holds:
+        roots = [SqrtSum.sqrt(paper_shrink(s, lam)) for s in inst.sigma]
+        Ak = first_columns(mul(inst.V, diag(roots)), k)
+        outcome.certificate = instance_certificate(
+            claim.id, _instance_document(inst, lam, k=k, directions=[
+                exact_rows(E) for E in _directions(inst.p)]),
+            {"objective_k": exact(objective_1(inst.X, Ak, Ak, lam))},
+            {"roots": [exact(r) for r in roots], "symbolic": symbolic_note(claim.id)})
     return _finish(outcome, start,
                    "lambda = 1, sigma = (3, 2, 1): zero gradient, positive definite "
                    "Hessian (unique for k = p), eq. 5 factors it, k = 2 stationary and best")
@@ -527,8 +560,16 @@ def check_full_rank(inst: Instance, lam, root=SqrtSum.sqrt,
 def run_full_rank(claim, options) -> ClaimOutcome:
     start = time.perf_counter()
     _refuse_matrix(options, claim.id)
-    outcome = check_full_rank(svd_instance([3, 2, 1]), 1)
+    inst, lam = svd_instance([3, 2, 1]), fmpq(1)
+    outcome = check_full_rank(inst, lam)
     outcome.claim = claim.id
+    if outcome.holds:
+        c = [paper_shrink(s, lam) for s in inst.sigma]
+        outcome.certificate = instance_certificate(
+            claim.id, _instance_document(inst, lam), {"c": [exact(ci) for ci in c]},
+            {"roots": [exact(SqrtSum.sqrt(ci)) for ci in c],
+             "inverse_roots": [exact(1 / SqrtSum.sqrt(ci)) for ci in c],
+             "symbolic": symbolic_note(claim.id)})
     return _finish(outcome, start,
                    "lambda = 1, sigma = (3, 2, 1), c = (9/10, 4/5, 1/2): B D^-1 = V and "
                    "item-item cosine = I; with D^-1 user-user cosine = cos(rows of X)")
@@ -536,13 +577,20 @@ def run_full_rank(claim, options) -> ClaimOutcome:
 
 # --- eq2-unique ---------------------------------------------------------------------
 
-def _eq2_factors(inst: Instance, lam, kept=None):
-    """Eq. 6 with ``k = p``: columns whose ``sigma_i <= lambda`` (or not in ``kept``) are 0."""
+def _eq2_weights(inst: Instance, lam, kept=None):
+    """The diagonals ``a``, ``b`` of eq. 6 with ``k = p``: 0 where ``sigma_i <= lambda``
+    (or ``i`` not in ``kept``)."""
     a, b = [], []
     for i, s in enumerate(inst.sigma):
         on = (s > lam) and (kept is None or i in kept)
         a.append(SqrtSum.sqrt((1 - lam / s) / s) if on else SqrtSum(0))
         b.append(SqrtSum.sqrt(s * (1 - lam / s)) if on else SqrtSum(0))
+    return a, b
+
+
+def _eq2_factors(inst: Instance, lam, kept=None):
+    """Eq. 6 with ``k = p``: ``A = V diag(a)``, ``B = V diag(b)``."""
+    a, b = _eq2_weights(inst, lam, kept)
     return mul(inst.V, diag(a)), mul(inst.V, diag(b))
 
 
@@ -620,9 +668,21 @@ def check_eq2_unique(inst: Instance, lam, rotation, rescaling,
 def run_eq2_unique(claim, options) -> ClaimOutcome:
     start = time.perf_counter()
     _refuse_matrix(options, claim.id)
-    inst = svd_instance([5, 3, fmpq(1, 2)])
-    outcome = check_eq2_unique(inst, 1, cayley(_K_R), diag([2, fmpq(1, 3), 5]))
+    inst, lam = svd_instance([5, 3, fmpq(1, 2)]), fmpq(1)
+    R, D = cayley(_K_R), diag([2, fmpq(1, 3), 5])
+    outcome = check_eq2_unique(inst, lam, R, D)
     outcome.claim = claim.id
+    if outcome.holds:
+        a, b = _eq2_weights(inst, lam)
+        A, B = _eq2_factors(inst, lam)
+        value = objective_2(inst.X, A, B, lam)
+        outcome.certificate = instance_certificate(
+            claim.id, _instance_document(inst, lam, R=exact_rows(R), D=exact_rows(D)),
+            {"objective": exact(value),
+             "increase": exact(objective_2(inst.X, mul(A, D), mul(B, inverse(D)), lam)
+                               - value)},
+            {"a": [exact(x) for x in a], "b": [exact(x) for x in b],
+             "D_inv": exact_rows(inverse(D)), "symbolic": symbolic_note(claim.id)})
     return _finish(outcome, start,
                    "lambda = 1, sigma = (5, 3, 1/2) (one direction cut by (.)_+): zero "
                    "gradients at eq. 6, rotation by a Cayley R keeps (2) and all cosines, "

@@ -14,6 +14,11 @@ restart from a ``--checkpoint``.
 Checkpoint files are JSON lines: a header naming the claim, the family and the shard,
 then one line per finished matrix, flushed to disk as soon as it is known. A line cut
 short by a crash is dropped when the sweep restarts.
+
+With ``options.certificate_matrices = K > 0`` (``verify all`` sets it) the report of a
+sweep that held also carries a sweep certificate of the first ``K`` matrices of the
+family (:func:`verify.certificates.sweep_certificate`). It is built on first access of
+``report.certificate``, so a run that never writes it costs nothing extra.
 """
 
 from __future__ import annotations
@@ -47,10 +52,20 @@ class SweepReport:
     seconds: float = 0.0
     stats: dict = field(default_factory=dict)
     shard: str | None = None
+    certificate_builder: object = field(default=None, repr=False, compare=False)
+    _certificate: dict | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def holds(self) -> bool:
         return self.agreed == self.checked
+
+    @property
+    def certificate(self) -> dict | None:
+        """The sweep certificate, built by ``certificate_builder`` on first access (None
+        when the options asked for none)."""
+        if self._certificate is None and self.certificate_builder is not None:
+            self._certificate = self.certificate_builder()
+        return self._certificate
 
     def to_json(self) -> dict:
         """The documented JSON object of a claim run."""
@@ -263,7 +278,21 @@ def run_cosine_claim(claim, options) -> SweepReport:
     report = _report(claim, desc, matrices, [records[k] for k in indices], options)
     report.seconds = time.perf_counter() - start
     report.shard = f"{shard[0]}/{shard[1]}" if shard else None
+    _offer_certificate(report, claim, desc, matrices, options)
     return report
+
+
+def _offer_certificate(report, claim, desc, matrices, options) -> None:
+    """Let ``report`` build the sweep certificate of the first
+    ``options.certificate_matrices`` matrices of the family, if asked and if it held."""
+    count = getattr(options, "certificate_matrices", 0) or 0
+    if count < 1 or not report.holds:
+        return
+    from verify.certificates import sweep_certificate
+
+    chosen = [W for _, W in matrices[:count]]
+    family = desc if len(chosen) == len(matrices) else f"the first {count} of {desc}"
+    report.certificate_builder = lambda: sweep_certificate(claim.id, family, chosen)
 
 
 def merge_checkpoints(claim, options) -> SweepReport:
@@ -285,8 +314,10 @@ def merge_checkpoints(claim, options) -> SweepReport:
         raise InputError(f"the checkpoints cover {len(matrices) - len(missing)} of "
                          f"{len(matrices)} matrices (first missing: #{missing[0]}); "
                          "finish every shard first")
-    return _report(claim, desc, matrices, [records[k] for k in range(len(matrices))],
-                   options)
+    report = _report(claim, desc, matrices, [records[k] for k in range(len(matrices))],
+                     options)
+    _offer_certificate(report, claim, desc, matrices, options)
+    return report
 
 
 def _report(claim, desc, matrices, records, options) -> SweepReport:

@@ -19,7 +19,7 @@ instance of the same structure:
 
 from __future__ import annotations
 
-from verify.arrangement import braid_product, ranking_from_signs, ranking_pattern
+from verify.arrangement import ranking_from_signs, ranking_pattern
 from verify.arrangement.chirotope import field_topes
 from verify.claims.outcome import ClaimOutcome
 from verify.data import paper_example

@@ -38,6 +38,7 @@ from proofs import is_zero
 from proofs import softmax as softmax_proofs
 from proofs.cosine import lemma_3_2_translation, lemma_3_3_translation
 from proofs.softmax import add_to_every_row
+from verify.certificates import exact, exact_rows, instance_certificate, symbolic_note
 from verify.data import paper_example
 from verify.claims.outcome import ClaimOutcome
 from verify.errors import InputError
@@ -255,6 +256,14 @@ def run_lemma_3_1(claim, options) -> ClaimOutcome:
                       lemma_3_3_translation(W[i], W[j]), *shifts]
     outcome = check_lemma_3_1(W, shifts, _inputs(d))
     outcome.claim = claim.id
+    if outcome.holds:
+        shifts = [_vector(u) for u in shifts]
+        outcome.certificate = instance_certificate(
+            claim.id,
+            {"W": exact_rows(W), "translations": exact_rows(shifts),
+             "inputs": exact_rows(_inputs(d))},
+            {"shifts": [[exact(_dot(u, x)) for x in _inputs(d)] for u in shifts]},
+            {"symbolic": symbolic_note(claim.id)})
     return _finish(outcome, start,
                    f"softmax unchanged by w_j -> w_j + u: symbolic for all n, d, x, u; "
                    f"exact on {source} ({_count(len(shifts), 'translation')} x "
@@ -384,11 +393,30 @@ def _run_translation_lemma(claim, options, check, target) -> ClaimOutcome:
         pairs = _family_of_pairs()
     outcome = check(pairs)
     outcome.claim = claim.id
+    if outcome.holds:
+        outcome.certificate = _translation_certificate(claim.id, pairs, target)
     distinct = sum(1 for a, b in pairs if _vector(a) != _vector(b))
     return _finish(outcome, start,
                    f"cos = {_sign_name(target)} after the lemma's translation: symbolic "
                    f"for all v_i, v_j in R^3; exact on {_count(distinct, 'pair')} with "
                    f"v_i != v_j from {source}")
+
+
+def _translation_certificate(claim_id, pairs, target) -> dict:
+    """The pairs checked, each with the lemma's ``u`` (for lemma 3.3 and ``v_i = v_j``:
+    a ``u`` with ``v_i + u != 0``); lemma 3.2 is about ``v_i != v_j`` only."""
+    construction = lemma_3_2_translation if target < 0 else lemma_3_3_translation
+    listed, translations = [], []
+    for vi, vj in pairs:
+        vi, vj = _vector(vi), _vector(vj)
+        if vi == vj and target < 0:
+            continue
+        listed.append(exact_rows([vi, vj]))
+        translations.append(_some_nonvanishing_shift(vi) if vi == vj
+                            else _vector(construction(vi, vj)))
+    return instance_certificate(claim_id, {"pairs": listed}, {"cosine": exact(target)},
+                                {"translations": exact_rows(translations),
+                                 "symbolic": symbolic_note(claim_id)})
 
 
 def run_lemma_3_2(claim, options) -> ClaimOutcome:
@@ -450,6 +478,13 @@ def run_theorem_3_4(claim, options) -> ClaimOutcome:
     inputs = _inputs(len(W[0]))
     outcome = check_theorem_3_4(W, i, j, inputs)
     outcome.claim = claim.id
+    if outcome.holds:
+        minus, plus = paper_models(W, i, j)
+        outcome.certificate = instance_certificate(
+            claim.id, {"W": exact_rows(W), "labels": [i, j]},
+            {"cosines": ["-1", "1"]},
+            {"W_minus": exact_rows(minus), "W_plus": exact_rows(plus),
+             "symbolic": symbolic_note(claim.id)})
     return _finish(outcome, start,
                    f"{source}, labels {i}, {j} (from 0): cos(w_{i}, w_{j}) = "
                    f"{_cosine_value(W[i], W[j])} becomes -1 and +1 in two models with the "
@@ -518,12 +553,30 @@ def check_appendix_d(W, i, j, inputs, c=fmpq(2), embedding_scale=None,
     return outcome
 
 
+def _appendix_d_certificate(claim_id, W, i, j, c) -> dict:
+    minus, plus = (list(map(_vector, m)) for m in paper_models(W, i, j))
+    scaled = [[c * a for a in row] for row in W]
+    return instance_certificate(
+        claim_id,
+        {"W": exact_rows(W), "labels": [i, j], "c": exact(c),
+         "inputs": exact_rows(_inputs(len(W[0])))},
+        {"dots": [exact(_dot(m[i], m[j])) for m in (minus, plus)],
+         "normalised_distances": [exact(_normalised_distance_squared(m[i], m[j]))
+                                  for m in (minus, plus)],
+         "distances_squared": [exact(_distance_squared(V[i], V[j])) for V in (W, scaled)]},
+        {"W_minus": exact_rows(minus), "W_plus": exact_rows(plus),
+         "symbolic": symbolic_note(claim_id)})
+
+
 def run_appendix_d(claim, options) -> ClaimOutcome:
     start = time.perf_counter()
     W, source = _matrix_from(options)
     i, j = _pair_from(options, W, source, claim.id)
-    outcome = check_appendix_d(W, i, j, _inputs(len(W[0])))
+    c = fmpq(2)
+    outcome = check_appendix_d(W, i, j, _inputs(len(W[0])), c=c)
     outcome.claim = claim.id
+    if outcome.holds:
+        outcome.certificate = _appendix_d_certificate(claim.id, W, i, j, c)
     return _finish(outcome, start,
                    f"{source}, labels {i}, {j}: dot product -/+ and normalised distance "
                    f"4/0 in two equivalent models; W -> 2W, f -> f/2 keeps the logits and "
