@@ -13,6 +13,10 @@ from __future__ import annotations
 from verify.errors import InputError
 
 
+def _run_batch(fn, batch):
+    return [fn(task) for task in batch]
+
+
 def run_on_dask(scheduler: str, fn, tasks, on_result, *, jobs: int = 2) -> None:
     try:
         from dask.distributed import Client, LocalCluster, as_completed
@@ -32,9 +36,14 @@ def run_on_dask(scheduler: str, fn, tasks, on_result, *, jobs: int = 2) -> None:
     try:
         if not tasks:
             return
-        futures = client.map(fn, tasks, pure=False)
+        # Per-task scheduling costs about a millisecond, as much as a small check:
+        # send the tasks in batches, several per worker.
+        size = max(1, min(16, len(tasks) // (8 * max(1, jobs))))
+        batches = [tasks[k:k + size] for k in range(0, len(tasks), size)]
+        futures = client.map(_run_batch, [fn] * len(batches), batches, pure=False)
         for future in as_completed(futures):
-            on_result(future.result())
+            for result in future.result():
+                on_result(result)
     finally:
         client.close()
         if cluster is not None:
