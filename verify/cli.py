@@ -47,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cocircuits: topes as compositions of cocircuits (fast); graph: "
                         "search of the arrangement graph with one exact LP per "
                         "candidate orthant (default: cocircuits)")
-    p.add_argument("--limit", type=_non_negative_int, default=20, metavar="K",
+    p.add_argument("--limit", type=non_negative_int, default=20, metavar="K",
                    help="rows shown in the table (0: all; default 20)")
     p.add_argument("--certificate", metavar="PATH",
                    help="also write a certificate (witness per cell, Gordan multipliers "
@@ -161,7 +161,7 @@ def _add_claim_options(p) -> None:
                    help="write the evidence as a certificate for 'python -m verify check'")
 
 
-def _non_negative_int(text: str) -> int:
+def non_negative_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:

@@ -53,9 +53,13 @@ def _sync_directory(directory: Path) -> None:
 
 def write_text_atomic(path, text: str) -> None:
     """Replace the file at ``path`` by ``text`` (UTF-8, newlines as given), atomically."""
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path, data: bytes) -> None:
+    """Replace the file at ``path`` by ``data``, atomically."""
     target = Path(path)
     directory = target.parent
-    data = text.encode("utf-8")
     fd, temporary = _create_temporary(directory, target.name)
     try:
         try:

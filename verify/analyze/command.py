@@ -12,6 +12,7 @@ import json
 import sys
 from pathlib import Path
 
+from verify.cli import non_negative_int
 from verify.errors import InputError
 
 __all__ = ["add_parser", "read_head", "read_names", "run_analyze"]
@@ -22,16 +23,6 @@ MATRIX_HELP = (
     "exact: integers, decimals (0.1 is 1/10), fractions p/q, and in text and JSON "
     "strings square roots such as 5*sqrt(2)/2; binary floats (.npy, .safetensors) are "
     "taken at their exact binary value.")
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0: {text}")
-    return value
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -57,7 +48,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--graph", metavar="OUT.graphml|OUT.json",
                    help="write the tie graph (labels, certified tie pairs) as GraphML or "
                         "networkx node-link JSON, atomically")
-    p.add_argument("--max-cells", type=_non_negative_int, default=200_000, metavar="N",
+    p.add_argument("--max-cells", type=non_negative_int, default=200_000, metavar="N",
                    help="enumerate the sign and ranking patterns only if an upper bound "
                         "on their number of cells is at most N (default 200000)")
     p.add_argument("--force", action="store_true",
@@ -65,9 +56,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--tensor", metavar="NAME",
                    help="the tensor of a .safetensors file (needed when it holds more "
                         "than one)")
-    p.add_argument("--neighbours", type=_non_negative_int, default=2, metavar="K",
+    p.add_argument("--neighbours", type=non_negative_int, default=2, metavar="K",
                    help="nearest labels by cosine listed per label (default 2)")
-    p.add_argument("--rays", type=_non_negative_int, default=None, metavar="R",
+    p.add_argument("--rays", type=non_negative_int, default=None, metavar="R",
                    help="above 200 labels, where not every pair is decided: random rays "
                         "shot from each argmaxable label's witness to find further tie "
                         "pairs, each certified exactly (default 8; 0: only the cosine "

@@ -27,6 +27,7 @@ from typing import Sequence
 import numpy as np
 
 from verify.errors import InputError
+from verify.fileio import write_bytes_atomic
 
 __all__ = ["plot_head"]
 
@@ -236,26 +237,6 @@ def _save(fig, path) -> None:
 
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110)
-    _write_bytes_atomic(path, buf.getvalue())
+    write_bytes_atomic(path, buf.getvalue())
 
 
-def _write_bytes_atomic(path, data: bytes) -> None:
-    """Write bytes next to the target and rename onto it (a reader never sees half)."""
-    import os
-    import secrets
-    from pathlib import Path
-
-    target = Path(path)
-    temporary = target.parent / f".{target.name}.{secrets.token_hex(8)}.tmp"
-    try:
-        with open(temporary, "xb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
