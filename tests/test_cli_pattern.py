@@ -158,3 +158,18 @@ def test_output_is_deterministic(tmp_path):
     outs = {run("pattern", "--matrix", path, "--kind", "ranking", "--json").stdout
             for _ in range(2)}
     assert len(outs) == 1
+
+
+@pytest.mark.parametrize("args", [
+    ["pattern", "--matrix", "{w}", "--certificate", "{missing}/c.json"],
+    ["theorem", "5.6", "--n", "3", "--d", "2", "--matrices", "2", "--checkpoint",
+     "{missing}/c.jsonl"],
+    ["lemma", "5.3", "--matrix", "{w}", "--certificate", "{missing}/c.json"],
+])
+def test_unwritable_output_is_one_line_exit_2(tmp_path, args):
+    w = write(tmp_path, "w.txt", "1 0\n0 1\n1 1\n")
+    missing = str(tmp_path / "no" / "such" / "dir")
+    res = run(*[a.format(w=w, missing=missing) for a in args])
+    assert res.returncode == 2
+    line, = res.stderr.strip().splitlines()
+    assert missing in line and "Traceback" not in res.stderr

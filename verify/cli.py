@@ -188,6 +188,11 @@ def main(argv: list[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as err:
+        # A file we were asked to write (or a directory for it) cannot be used.
+        where = f"{err.filename}: " if err.filename else ""
+        print(f"verify: error: {where}{err.strerror or err}", file=sys.stderr)
+        return 2
 
 
 # --- claims -------------------------------------------------------------------------

@@ -60,7 +60,10 @@ def write_bytes_atomic(path, data: bytes) -> None:
     """Replace the file at ``path`` by ``data``, atomically."""
     target = Path(path)
     directory = target.parent
-    fd, temporary = _create_temporary(directory, target.name)
+    try:
+        fd, temporary = _create_temporary(directory, target.name)
+    except OSError as err:  # name the file asked for, not the temporary one
+        raise OSError(err.errno, err.strerror, str(target)) from err
     try:
         try:
             _write_all(fd, data)
