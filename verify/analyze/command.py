@@ -172,8 +172,8 @@ def run_analyze(args) -> int:
         try:
             import matplotlib  # noqa: F401
         except ImportError:
-            raise InputError("--plot needs matplotlib (python -m pip install "
-                             "matplotlib)") from None
+            raise InputError("--plot needs matplotlib: python -m pip install -e "
+                             "'.[plot]'") from None
     result = analyze(rows, neighbours=args.neighbours, max_cells=args.max_cells,
                      force=args.force, names=names, rays=args.rays,
                      progress=_progress(args.quiet))

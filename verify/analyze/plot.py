@@ -72,7 +72,7 @@ def plot_head(W, path, *, argmax=None, ties=None, names: Sequence[str] | None = 
         from matplotlib.colors import ListedColormap, to_rgba
         from matplotlib.lines import Line2D
     except ImportError:
-        raise InputError("--plot needs matplotlib (python -m pip install matplotlib)") from None
+        raise InputError("--plot needs matplotlib: python -m pip install -e '.[plot]'") from None
     from verify.analyze.argmax import argmaxable_labels, make_head
     from verify.analyze.ties import tie_pairs
 
