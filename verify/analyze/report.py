@@ -72,8 +72,13 @@ __all__ = [
 
 DEFAULT_MAX_CELLS = 200_000
 DEFAULT_NEIGHBOURS = 2
-#: Float cosines further than this below the k-th largest are certainly not among the k.
+#: Float cosines further than this below the k-th largest are certainly not among the k:
+#: the float dot product of two normalised vectors in dimension d is within
+#: (d + 4) 2^-53 of the exact cosine (Higham, *Accuracy and Stability of Numerical
+#: Algorithms*, §3.1), far below this bound for d < 10^8; rows whose norms leave the
+#: normal range, and larger d, are ordered exactly without the filter.
 COSINE_FILTER = 1e-6
+COSINE_FILTER_MAX_DIMENSION = 10**8
 #: Above this many labels the ranking bound uses C(n, 2) hyperplanes.
 EXACT_HYPERPLANES_MAX_LABELS = 300
 
@@ -117,7 +122,8 @@ def cosine_neighbours(W, k: int = DEFAULT_NEIGHBOURS) -> list[list[tuple[int, fl
     F = np.array(head.F, dtype=np.float64)
     norms = np.linalg.norm(F, axis=1)
     usable = np.array(nonzero) & (norms > 1e-150)
-    exact_only = isinstance(head, FieldHead) or bool(np.any(np.array(nonzero) & ~usable))
+    exact_only = (isinstance(head, FieldHead) or bool(np.any(np.array(nonzero) & ~usable))
+                  or F.shape[1] >= COSINE_FILTER_MAX_DIMENSION)
     U = F / np.where(norms > 0, norms, 1.0)[:, None]
     valid = np.array(nonzero)
     out: list[list[tuple[int, float]]] = []
