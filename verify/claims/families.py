@@ -23,7 +23,7 @@ Two kinds:
 from __future__ import annotations
 
 from itertools import combinations_with_replacement, permutations, product
-from math import comb, factorial
+from math import comb
 
 import numpy as np
 
@@ -147,7 +147,3 @@ def _is_canonical(multiset, column_maps, row_signs) -> bool:
         if tuple(sorted(image)) < multiset:
             return False
     return True
-
-
-def symmetry_group_order(d: int) -> int:
-    return factorial(d) * 2 ** d
