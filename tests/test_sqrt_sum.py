@@ -639,3 +639,28 @@ def test_cosine_minors_are_gram_minors_over_norms(rows, data):
         norms *= rational_dot(rows[index], rows[index])
     assert len(minor.terms) <= 1
     assert minor == gram_minor / S(norms)
+
+
+# ---------------------------------------------------------------------------
+# Fixed-point approximation (the integer filter of the chirotope rests on it)
+# ---------------------------------------------------------------------------
+
+
+@SETTINGS
+@given(elements, st.integers(0, 80))
+def test_fixed_point_is_within_its_error_bound(x, bits):
+    m, e = x.fixed_point(bits)
+    scaled = x * (1 << bits)
+    # exact sign decisions, independent of the integer square roots used inside
+    assert (scaled - (m - e)).sign() >= 0
+    assert ((m + e) - scaled).sign() >= 0
+    assert e == len(x.terms)
+    with mpmath.workdps(200):
+        assert abs(mp_value(x) * 2 ** bits - m) <= e
+
+
+def test_fixed_point_of_rationals_and_zero():
+    assert SqrtSum(0).fixed_point(30) == (0, 0)
+    assert R(fmpq(3, 4)).fixed_point(2) == (3, 1)
+    assert R(-1).fixed_point(10) == (-1024, 1)
+    assert S(2).fixed_point(0) == (1, 1)

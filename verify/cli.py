@@ -271,9 +271,12 @@ def _print_sweep_report(claim, report) -> None:
           f"side: exact chirotope of the cosine matrix)")
     stats = report.stats
     if stats:
-        print(f"cosine-side determinants: {stats.get('ball_determinants', 0)} signed by "
-              f"ball arithmetic, {stats.get('exact_determinants', 0)} of them decided "
-              f"exactly over Q(sqrt ...)")
+        zero = stats.get("chirotope_contains_dependent_set", 0) + stats.get("chirotope_closure", 0)
+        print(f"cosine-side maximal minors: {stats.get('chirotope_filter', 0)} signed by the "
+              f"certified integer filter, {zero} proved zero by "
+              f"{stats.get('chirotope_dependencies_certified', 0)} certified linear "
+              f"dependencies, {stats.get('chirotope_exact', 0)} by exact determinants over "
+              f"Q(sqrt ...)")
     print(f"chirotopes agree up to a global sign: {report.chirotopes_agreed} of "
           f"{report.checked}")
     if report.holds:

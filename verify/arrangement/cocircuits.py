@@ -47,15 +47,14 @@ Example
 
 from __future__ import annotations
 
-from itertools import chain, combinations, islice, product
+from itertools import chain, combinations, islice
 from math import comb, isqrt
 
 import numpy as np
 
 from verify.errors import TooLargeError
-from flint import fmpz_mat
 
-from verify.linalg import column_basis
+from verify.arrangement.oriented_matroid import compose, unique_signs
 
 #: Beyond this many ``(r-1)``-subsets the enumeration refuses to start.
 MAX_SUBSETS = 20_000_000
@@ -91,17 +90,9 @@ def enumerate_topes(H: np.ndarray, *, witnesses: bool = True):
     # Each signed cocircuit contributes to a tope at most once: negate for -v.
     cand = np.concatenate([cand, -cand])
     gens = np.concatenate([gens, -gens])
-    keys = np.ascontiguousarray(np.packbits(cand > 0, axis=1))
-    keys = keys.view(np.dtype((np.void, keys.shape[1]))).ravel()
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    signs = cand[first]
-    order = np.lexsort(signs.T[::-1])
-    signs = signs[order]
+    signs, _, group = unique_signs(cand)   # sorted lexicographically
     if not witnesses:
         return signs
-    rank_of = np.empty_like(order)
-    rank_of[order] = np.arange(len(order))
-    group = rank_of[inverse.ravel()]
     by_group = np.argsort(group, kind="stable")
     starts = np.searchsorted(group[by_group], np.arange(len(signs)))
     points = np.add.reduceat(gens[by_group], starts, axis=0)
@@ -112,7 +103,8 @@ def cocircuits(H: np.ndarray):
     """The cocircuits of ``H``, one per line, with an integer vector on each line.
 
     Returns ``(Y, V)``: ``Y`` is ``int8`` ``(L, K)`` with first non-zero entry ``+1``,
-    sorted and without repetition; ``V[l]`` spans the line and ``sign(H V[l]) = Y[l]``.
+    distinct, in :func:`~verify.arrangement.oriented_matroid.sign_keys` order; ``V[l]``
+    spans the line and ``sign(H V[l]) = Y[l]``.
     """
     K, r = H.shape
     total = comb(K, r - 1)
@@ -136,12 +128,12 @@ def cocircuits(H: np.ndarray):
         lead = Y[np.arange(len(Y)), np.argmax(Y != 0, axis=1)]
         Y *= lead[:, None]
         v = v * lead[:, None].astype(v.dtype)
-        Y, first = np.unique(Y, axis=0, return_index=True)
+        Y, first, _ = unique_signs(Y)
         Ys.append(Y)
         Vs.append(v[first])
     Y = np.concatenate(Ys)
     V = np.concatenate(Vs)
-    Y, first = np.unique(Y, axis=0, return_index=True)
+    Y, first, _ = unique_signs(Y)
     return Y, V[first]
 
 
@@ -174,94 +166,39 @@ def generalized_cross_product(rows: np.ndarray) -> np.ndarray:
 
 
 def _compose(H, Y, V):
-    """Candidate topes ``Y o T'`` over the cocircuits ``Y`` (one sign each), with generators."""
-    K, r = H.shape
-    zero = Y == 0
-    nzero = zero.sum(axis=1)
-    generic = nzero == r - 1
-    parts_T, parts_G = [], []
-    if generic.any():
-        # Independent rows through the line: every sign vector on Z(Y) is a local tope.
-        local = np.array(list(product((1, -1), repeat=r - 1)), dtype=np.int8)
-        Yg, Vg = Y[generic], V[generic]
-        G, L = len(Yg), len(local)
-        Zidx = np.nonzero(zero[generic])[1].reshape(G, r - 1)
-        cand = np.repeat(Yg[:, None, :], L, axis=1)
-        cand[np.arange(G)[:, None, None], np.arange(L)[None, :, None], Zidx[:, None, :]] = local[None]
-        parts_T.append(cand.reshape(G * L, K))
-        parts_G.append(np.repeat(Vg, L, axis=0))
-    for l in np.nonzero(~generic)[0]:
-        Z = np.nonzero(zero[l])[0]
-        local = localization_topes(H[Z])
-        cand = np.repeat(Y[l][None, :], len(local), axis=0)
-        cand[:, Z] = local
-        parts_T.append(cand)
-        parts_G.append(np.repeat(V[l][None, :], len(local), axis=0))
-    return np.concatenate(parts_T), np.concatenate(parts_G)
+    """Candidate topes ``Y o T'`` over the cocircuits ``Y`` (one sign each), with generators.
 
-
-def localization_topes(Hz: np.ndarray) -> np.ndarray:
-    """Topes of the hyperplanes through one line (rank ``r - 1``), by recursion."""
-    rows = [tuple(int(a) for a in row) for row in Hz]
-    basis = column_basis(rows)
-    reduced = [tuple(row[j] for j in basis) for row in rows]
-    if len(reduced) <= SMALL_ARRANGEMENT:
-        return np.array(sorted(small_arrangement_topes(reduced)), dtype=np.int8)
-    return enumerate_topes(np.array(reduced, dtype=object), witnesses=False)
-
-
-#: Localisations with at most this many hyperplanes use :func:`small_arrangement_topes`.
-SMALL_ARRANGEMENT = 24
-
-
-def small_arrangement_topes(H: list[tuple[int, ...]]) -> set[tuple[int, ...]]:
-    """The same composition of cocircuits in plain Python, for small arrangements.
-
-    Localisations of real arrangements are small and numerous; here array overhead
-    would dominate. ``H``: pairwise non-parallel integer rows of full column rank.
+    Localisations are computed from the chirotope of ``H`` (:mod:`oriented_matroid`),
+    batched over the lines and once per flat.
     """
-    r = len(H[0])
-    if r == 1:
-        s = tuple(1 if h[0] > 0 else -1 for h in H)
-        return {s, tuple(-a for a in s)}
-    lines = set()
-    for subset in combinations(H, r - 1):
-        v = _cross(subset)
-        if not any(v):
-            continue
-        Y = tuple((x > 0) - (x < 0) for x in (sum(a * b for a, b in zip(h, v)) for h in H))
-        if next(y for y in Y if y) < 0:
-            Y = tuple(-y for y in Y)
-        lines.add(Y)
-    topes = set()
-    for Y in lines:
-        Z = [i for i, y in enumerate(Y) if y == 0]
-        if len(Z) == r - 1:
-            local = product((1, -1), repeat=r - 1)
-        else:
-            sub = [H[i] for i in Z]
-            basis = column_basis(sub)
-            local = small_arrangement_topes([tuple(h[j] for j in basis) for h in sub])
-        for t in local:
-            T = list(Y)
-            for i, s in zip(Z, t):
-                T[i] = s
-            topes.add(tuple(T))
-            topes.add(tuple(-a for a in T))
-    return topes
+    K, r = H.shape
+    cand, line = compose(IntegerChirotope(H), Y, np.arange(K, dtype=np.int64), r, ())
+    return cand, V[line]
 
 
-def _cross(rows) -> tuple[int, ...]:
-    """Generalised cross product of ``r - 1`` integer rows in ``R^r`` (signed minors)."""
-    r = len(rows[0])
-    if r == 2:
-        (a, b), = rows
-        return (b, -a)
-    if r == 3:
-        (a, b, c), (d, e, f) = rows
-        return (b * f - c * e, c * d - a * f, a * e - b * d)
-    return tuple((-1) ** j * int(fmpz_mat([[row[c] for c in range(r) if c != j]
-                                            for row in rows]).det()) for j in range(r))
+class IntegerChirotope:
+    """``chi(I) = sign det H[I]`` of an integer matrix ``H`` (``K x r``), on demand.
+
+    ``signs_with(rest, elements)`` computes the generalised cross product of the rows
+    ``rest`` once and takes its products with the rows ``elements`` (Laplace expansion
+    along the first row), exactly: ``H`` is ``int64`` only when :func:`_safe_dtype`
+    proves that nothing overflows, Python integers otherwise.
+    """
+
+    def __init__(self, H: np.ndarray):
+        self.H = _safe_dtype(np.asarray(H))
+        self.size, self.rank = self.H.shape
+
+    def signs_with(self, rest, elements):
+        rest = np.asarray(rest, dtype=np.intp)
+        elements = np.asarray(elements, dtype=np.intp)
+        lead = elements.shape[:-1]
+        if self.rank == 1:
+            return np.sign(self.H[elements, 0]).astype(np.int8)
+        v = generalized_cross_product(self.H[rest.reshape(-1, self.rank - 1)])
+        v = v.reshape(*lead, 1, self.rank)
+        values = (self.H[elements] * v).sum(axis=-1)
+        return np.sign(values).astype(np.int8)
 
 
 def generic_tope_count(K: int, r: int) -> int:

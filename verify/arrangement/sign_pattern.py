@@ -32,6 +32,7 @@ Example
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -73,6 +74,8 @@ class SignPattern:
 
     @property
     def patterns(self) -> list[str]:
+        if isinstance(self.cells, CellList):
+            return list(self.cells.signs)
         return [c.signs for c in self.cells]
 
     @property
@@ -115,23 +118,44 @@ def sign_pattern(M, *, method: str = "cocircuits") -> SignPattern:
     H = planes.normals
     if method == "cocircuits":
         signs, points = enumerate_topes(np.array(H, dtype=object))
-        topes = [tuple(int(s) for s in row) for row in signs]
-        local_points = [tuple(int(a) for a in p) for p in points]
     else:
         found = search_topes(H)
-        topes = list(found.cells)
-        local_points = [_integral(found.cells[t]) for t in topes]
-    cells = []
-    for tope, u in zip(topes, local_points):
-        z = [fmpq(0)] * k
-        for j, a in zip(basis, u):
-            z[j] = fmpq(a)
-        signs_str = "".join("+" if o * tope[c] > 0 else "-"
-                            for c, o in zip(planes.of_row, planes.orientation))
-        cells.append(Cell(signs=signs_str, witness=tuple(z)))
-    cells.sort(key=lambda c: c.signs)
-    _check_witnesses(ints, cells)
+        signs = np.array(list(found.cells), dtype=np.int8).reshape(-1, len(H))
+        points = np.array([_integral(p) for p in found.cells.values()],
+                          dtype=object).reshape(len(signs), -1)
+    # Lift to the rows of M (orientation times the sign of the hyperplane) and to R^k.
+    full = signs[:, planes.of_row] * np.array(planes.orientation, dtype=np.int8)
+    Z = np.zeros((len(points), k), dtype=object)
+    Z[:, basis] = points
+    _check_witnesses(ints, full, Z)
+    text = np.ascontiguousarray(np.where(full > 0, ord("+"), ord("-")).astype(np.uint8))
+    strings = text.view(f"S{N}").ravel()
+    order = np.argsort(strings, kind="stable")
+    cells = CellList([b.decode("ascii") for b in strings[order]], Z[order])
     return SignPattern(matrix=rows, cells=cells, rank=len(basis), hyperplanes=len(H))
+
+
+class CellList(Sequence):
+    """The cells of a pattern, built on access from the sign strings and an integer
+    array of witnesses (a pattern can have 10^5 cells; most uses need only the signs)."""
+
+    def __init__(self, signs: list[str], witnesses: np.ndarray):
+        self.signs, self.witnesses = signs, witnesses
+
+    def __len__(self) -> int:
+        return len(self.signs)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return Cell(signs=self.signs[index],
+                    witness=tuple(fmpq(int(a)) for a in self.witnesses[index]))
+
+    def __eq__(self, other) -> bool:
+        return list(self) == list(other) if isinstance(other, Sequence) else NotImplemented
+
+    def __repr__(self) -> str:
+        return f"CellList({len(self)} cells)"
 
 
 def _integral(point) -> tuple[int, ...]:
@@ -149,14 +173,22 @@ def _rank(ints) -> int:
     return rank(ints) if ints and ints[0] else 0
 
 
-def _check_witnesses(ints, cells) -> None:
-    """Exact check ``sign(M z) == signs`` for every cell (a guard, never skipped)."""
-    if not cells:
+def _check_witnesses(ints, signs: np.ndarray, Z: np.ndarray) -> None:
+    """Exact check ``sign(M z) == signs`` for every cell (a guard, never skipped).
+
+    Row ``c`` of ``Z`` is the witness of row ``c`` of ``signs``. ``int64`` is used only
+    when the products provably fit; Python integers otherwise.
+    """
+    if len(signs) == 0:
         return
     A = np.array(ints, dtype=object)
-    Z = np.array([[int(a) for a in c.witness] for c in cells], dtype=object).T
-    values = A @ Z
-    for j, cell in enumerate(cells):
-        got = "".join("+" if v > 0 else ("-" if v < 0 else "0") for v in values[:, j])
-        if got != cell.signs:
-            raise AssertionError(f"internal error: witness of {cell.signs} gives {got}")
+    bound = (max(abs(int(a)) for a in A.ravel()) * max(abs(int(a)) for a in Z.ravel())
+             * A.shape[1])
+    if bound < 1 << 62:
+        A, Z = A.astype(np.int64), Z.astype(np.int64)
+    got = np.sign(Z @ A.T).astype(np.int8)
+    bad = np.nonzero((got != signs).any(axis=1))[0]
+    if len(bad):
+        c = bad[0]
+        raise AssertionError(f"internal error: the witness of {signs[c].tolist()} gives "
+                             f"{got[c].tolist()}")

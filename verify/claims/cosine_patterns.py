@@ -9,8 +9,9 @@ Both sides are computed exactly and independently:
   the rational matrix, every cell with a rational witness);
 * ``S(C(M))`` from the cosine matrix itself, with entries ``q sqrt(r)`` computed exactly,
   by the chirotope of its column space (:mod:`verify.arrangement.chirotope`): signs of
-  determinants over ``Q(sqrt 2, sqrt 3, ...)``, decided by rigorous ball arithmetic or
-  exact arithmetic, never by the scalings ``C = D^-1 M M^T D^-1`` that prove the lemma.
+  determinants over ``Q(sqrt 2, sqrt 3, ...)``, certified by a rigorous integer filter,
+  certified linear dependencies or exact determinants, never by the scalings
+  ``C = D^-1 M M^T D^-1`` that prove the lemma; then the topes of that chirotope.
 
 Also reported, as in the published check (there in floating point): whether the
 chirotopes of ``M`` and ``C(M)`` (signs of all maximal minors of a column basis) agree up
@@ -20,12 +21,13 @@ to a global sign.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import combinations
 
-from flint import fmpz_mat
+import numpy as np
 
 from verify.arrangement import braid_product, sign_pattern
-from verify.arrangement.chirotope import ChirotopeOracle, exact_column_basis, field_topes
+from verify.arrangement.chirotope import field_chirotope
+from verify.arrangement.compound import maximal_minors
+from verify.arrangement.oriented_matroid import TableChirotope, agree_up_to_sign, topes
 from verify.linalg import column_basis, primitive_integer_row, to_fmpq_rows
 from verify.numbers.sqrt_sum import cosine_matrix
 
@@ -76,40 +78,32 @@ def check_matrix(claim_id: str, W, *, cosine=None, chirotopes: bool = True,
         return MatrixCheck(status="skipped", reason=reason)
     lhs = sign_pattern(M).patterns
     C = (cosine or cosine_matrix)(M)
-    rhs = sorted("".join("+" if s > 0 else "-" for s in T)
-                 for T in field_topes(C, stats=stats))
+    chi_C = field_chirotope(C, stats=stats)
+    rhs = _sign_strings(topes(chi_C))
     agree = lhs == rhs
-    chi = chirotopes_agree(M, C) if chirotopes else None
+    chi = agree_up_to_sign(rational_chirotope(M), chi_C) if chirotopes else None
     return MatrixCheck(status="agree" if agree else "disagree", lhs=lhs, rhs=rhs,
                        chirotopes_agree=chi)
 
 
-def rational_chirotope(M) -> dict[tuple[int, ...], int]:
-    """``sign det M[I, B]`` for every ``r``-subset ``I`` of rows (``B`` a column basis)."""
+def _sign_strings(signs: np.ndarray) -> list[str]:
+    """Rows of +-1 as strings of '+' and '-', sorted (ASCII order: '+' < '-')."""
+    if len(signs) == 0:
+        return []
+    text = np.ascontiguousarray(np.where(signs > 0, ord("+"), ord("-")).astype(np.uint8))
+    return sorted(s.decode("ascii") for s in text.view(f"S{signs.shape[1]}").ravel())
+
+
+def rational_chirotope(M) -> TableChirotope:
+    """``sign det M[I, B]`` for every ``r``-subset ``I`` of rows (``B`` a column basis),
+    exactly (integer maximal minors of the primitive integer rows)."""
     ints = [primitive_integer_row(row) for row in to_fmpq_rows(M)]
     basis = column_basis(ints)
-    r = len(basis)
-    reduced = [[row[j] for j in basis] for row in ints]
-    out = {}
-    for I in combinations(range(len(reduced)), r):
-        det = fmpz_mat([reduced[i] for i in I]).det() if r else 1
-        out[I] = (det > 0) - (det < 0)
-    return out
-
-
-def field_chirotope(C) -> dict[tuple[int, ...], int]:
-    """The same for a matrix over ``Q(sqrt ...)`` (exact column basis, exact signs)."""
-    basis = exact_column_basis(C)
-    reduced = [[row[j] for j in basis] for row in C]
-    oracle = ChirotopeOracle(reduced)
-    return {I: oracle.sign(I) for I in combinations(range(len(reduced)), len(basis))}
+    reduced = np.array([[row[j] for j in basis] for row in ints], dtype=object)
+    reduced = reduced.reshape(len(ints), len(basis))
+    return TableChirotope(len(ints), len(basis), np.sign(maximal_minors(reduced)))
 
 
 def chirotopes_agree(M, C) -> bool:
     """True iff the chirotopes of ``M`` and ``C`` are equal or opposite (same rank too)."""
-    a, b = rational_chirotope(M), field_chirotope(C)
-    if set(a) != set(b):
-        return False  # different ranks
-    if all(a[I] == b[I] for I in a):
-        return True
-    return all(a[I] == -b[I] for I in a)
+    return agree_up_to_sign(rational_chirotope(M), field_chirotope(C))

@@ -65,12 +65,12 @@ def ranking_differences(A, B) -> dict:
 
 def compare_configurations(A, B) -> dict:
     """Everything the theorem is about, for two point configurations ``A`` and ``B``."""
+    from verify.arrangement.oriented_matroid import agree_up_to_sign
     from verify.claims.cosine_patterns import rational_chirotope
 
     SA, SB = sign_pattern(affine(A)), sign_pattern(affine(B))
-    chi_a, chi_b = rational_chirotope(affine(A)), rational_chirotope(affine(B))
-    chirotopes_equal = set(chi_a) == set(chi_b) and (
-        all(chi_a[I] == chi_b[I] for I in chi_a) or all(chi_a[I] == -chi_b[I] for I in chi_a))
+    chirotopes_equal = agree_up_to_sign(rational_chirotope(affine(A)),
+                                        rational_chirotope(affine(B)))
     return {
         "sign_patterns_equal": SA.patterns == SB.patterns,
         "sign_pattern_count": SA.count,

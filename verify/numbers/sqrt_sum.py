@@ -41,7 +41,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 from functools import lru_cache
-from math import gcd
+from math import gcd, isqrt
 from typing import Iterable, Mapping, Sequence
 
 from flint import arb, ctx, fmpq, fmpz
@@ -375,6 +375,19 @@ class SqrtSum:
                 term = arb(q) if r == 1 else arb(q) * arb(r).sqrt()
                 total += term
             return total
+
+    def fixed_point(self, bits: int) -> tuple[int, int]:
+        """Integers ``(m, e)`` with ``|x * 2**bits - m| <= e``, by integer square roots.
+
+        Each term ``(a/b) sqrt(r)`` contributes ``+-floor(isqrt(a^2 r 4^bits) / b)``,
+        which is within 1 of its value; ``e`` is the number of terms.
+        """
+        m = 0
+        for r, q in self._terms.items():
+            a, b = int(q.p), int(q.q)
+            f = isqrt(a * a * r << (2 * bits)) // b
+            m += f if a > 0 else -f
+        return m, len(self._terms)
 
     def sign(self) -> int:
         """-1, 0 or 1, exactly (see module docstring)."""

@@ -1,0 +1,418 @@
+"""Topes of an oriented matroid, computed from its chirotope alone.
+
+A *chirotope* of rank ``r`` on the ground set ``E = {0, ..., K-1}`` is an alternating map
+``chi : E^r -> {-1, 0, +1}``; for vectors ``h_0, ..., h_{K-1}`` spanning ``R^r`` it is
+``chi(i_1, ..., i_r) = sign det [h_i1; ...; h_ir]``. Everything below uses the chirotope
+only, through one operation::
+
+    chi.signs_with(rest, elements)[..., j] = chi(elements[..., j], *rest)
+
+so the same code serves integer matrices (determinants computed on demand) and matrices
+whose entries are irrational (a certified table of signs).
+
+Mathematics
+-----------
+Let ``F`` be a flat of rank ``k`` and ``X`` a sequence of ``r - k`` elements completing a
+basis of ``F`` to a basis of ``E``. Then ``chi_F(T) = chi(T, X)`` (``T`` a ``k``-subset of
+``F``) is a chirotope of the restriction to ``F`` (it is the determinant of ``T`` inside
+``span F``, up to a fixed non-zero factor). For a ``(k-1)``-subset ``S`` of ``F`` the
+sign vector ``Y_i = chi_F(i, S)``, ``i in F``, is zero or a cocircuit of the restriction,
+and every cocircuit arises this way (Björner et al., §3.5).
+
+1. (Composition.) The topes of ``F`` are the compositions ``Y o T'`` of its cocircuits
+   ``Y`` with the topes ``T'`` of the restriction to the zero set ``Z(Y)`` (a flat of rank
+   ``k - 1``): the vertex-and-localisation argument of
+   :mod:`verify.arrangement.cocircuits`, written in terms of ``chi``.
+2. (Small flats.) Every covector is the composition of the cocircuits conforming to it
+   (Björner et al., Prop. 3.7.2). Hence a sign vector ``T`` without zeros is a tope iff
+   the cocircuits ``Y <= T`` (``Y_i in {0, T_i}``) cover ``F``: if they do, their
+   composition is a covector of full support below ``T``, which is ``T`` itself. For a
+   flat with at most :data:`BRUTE_FORCE_LIMIT` elements all ``2^|F|`` sign vectors are
+   tested at once with bit masks; larger flats recurse by 1.
+
+Restrictions to flats with ``|F| = k`` elements are free (all ``2^k`` sign vectors);
+the others are computed once per flat and batched by size.
+
+References
+----------
+A. Björner, M. Las Vergnas, B. Sturmfels, N. White, G. M. Ziegler, *Oriented Matroids*,
+2nd ed., 1999: §3.5 (chirotopes and cocircuits), §3.7 (topes, Prop. 3.7.2).
+
+Example
+-------
+>>> import numpy as np
+>>> from verify.arrangement.cocircuits import IntegerChirotope
+>>> chi = IntegerChirotope(np.array([[1, 0], [0, 1], [1, 1]]))
+>>> len(topes(chi))
+6
+"""
+
+from __future__ import annotations
+
+from itertools import combinations, product
+from math import comb
+from typing import Protocol, Sequence
+
+import numpy as np
+
+#: Flats with at most this many elements get all their sign vectors tested at once.
+BRUTE_FORCE_LIMIT = 12
+#: Rows of ``(r-1)``-subsets examined per vectorised step.
+_CHUNK = 20_000
+#: Entries of a (flats x subsets x sign vectors) block in the brute-force test.
+_BLOCK = 1 << 22
+
+
+class Chirotope(Protocol):
+    """What the tope enumeration needs to know about an oriented matroid."""
+
+    size: int  # K, the ground set is range(K)
+    rank: int  # r
+
+    def signs_with(self, rest: np.ndarray, elements: np.ndarray) -> np.ndarray:
+        """``chi(e, *rest)`` for every ``e`` in ``elements[..., :]``.
+
+        ``rest`` has shape ``(..., r - 1)``, ``elements`` ``(..., z)`` with the same
+        leading shape; the answer has the shape of ``elements``, ``int8`` in {-1, 0, 1}.
+        """
+
+
+# ---------------------------------------------------------------------------
+# A chirotope given by a table of signs
+# ---------------------------------------------------------------------------
+
+
+def binomial_table(K: int, r: int) -> np.ndarray:
+    """``B[x, j] = C(x, j)`` for ``0 <= x <= K``, ``0 <= j <= r + 1`` (``int64``)."""
+    return np.array([[comb(x, j) for j in range(r + 2)] for x in range(K + 1)], dtype=np.int64)
+
+
+def colex_combinations(K: int, k: int) -> np.ndarray:
+    """All ``k``-subsets of ``range(K)`` as sorted rows, in colexicographic order.
+
+    In this order the subset ``c_0 < ... < c_{k-1}`` has index ``sum_j C(c_j, j + 1)``,
+    and the subsets of ``range(m)`` come first, which is what lets minors be built up
+    by expansion along the last row (:mod:`verify.arrangement.field_chirotope`).
+    """
+    if k == 0:
+        return np.zeros((1, 0), dtype=np.int64)
+    previous = colex_combinations(K, k - 1)
+    blocks = [np.column_stack([previous[:comb(m, k - 1)], np.full(comb(m, k - 1), m)])
+              for m in range(k - 1, K)]
+    if not blocks:
+        return np.zeros((0, k), dtype=np.int64)
+    return np.concatenate(blocks).astype(np.int64)
+
+
+def colex_rank(subsets: np.ndarray, binomials: np.ndarray) -> np.ndarray:
+    """Index of each sorted row of ``subsets`` in :func:`colex_combinations`."""
+    k = subsets.shape[-1]
+    out = np.zeros(subsets.shape[:-1], dtype=np.int64)
+    for j in range(k):
+        out += binomials[subsets[..., j], j + 1]
+    return out
+
+
+def permutation_parity(order: np.ndarray) -> np.ndarray:
+    """Parity (0 or 1) of each permutation in the last axis (number of inversions mod 2)."""
+    k = order.shape[-1]
+    parity = np.zeros(order.shape[:-1], dtype=np.int64)
+    for a in range(k):
+        for b in range(a + 1, k):
+            parity += order[..., a] > order[..., b]
+    return parity & 1
+
+
+class TableChirotope:
+    """A chirotope stored as one sign per ``r``-subset (``int8``, colexicographic order)."""
+
+    def __init__(self, size: int, rank: int, table: np.ndarray):
+        if len(table) != comb(size, rank):
+            raise ValueError(f"a chirotope of rank {rank} on {size} elements has "
+                             f"{comb(size, rank)} values, got {len(table)}")
+        self.size, self.rank = size, rank
+        self.table = np.asarray(table, dtype=np.int8)
+        self.binomials = binomial_table(size, rank)
+
+    def signs_with(self, rest, elements):
+        rest = np.asarray(rest, dtype=np.int64)
+        elements = np.asarray(elements, dtype=np.int64)
+        if self.rank == 1:
+            return self.table[elements]
+        # det[h_e; H_rest] = (-1)^(sort parity of rest) (-1)^(position of e) chi(sorted).
+        if rest.shape[-1] > 1 and (rest[..., 1:] > rest[..., :-1]).all():
+            ordered, parity = rest, None
+        else:
+            order = np.argsort(rest, axis=-1, kind="stable")
+            ordered = np.take_along_axis(rest, order, axis=-1)
+            parity = permutation_parity(order)[..., None]
+        B = self.binomials
+        index = np.zeros(elements.shape, dtype=np.int64)
+        smaller = np.zeros(elements.shape, dtype=np.int64)   # rest elements below e
+        repeated = np.zeros(elements.shape, dtype=bool)
+        for j in range(self.rank - 1):
+            s = ordered[..., j:j + 1]
+            below = s < elements
+            # sorted position of s in rest + e: j if s < e, j + 1 if s > e
+            index += np.where(below, B[s, j + 1], B[s, j + 2])
+            smaller += below
+            repeated |= s == elements
+        if self.rank > 2:   # a repeated row in rest itself
+            repeated |= (ordered[..., 1:] == ordered[..., :-1]).any(axis=-1)[..., None]
+        index += B[elements, smaller + 1]
+        values = self.table[np.where(repeated, 0, index)]
+        flip = smaller & 1 if parity is None else (smaller + parity) & 1
+        values = np.where(flip == 1, -values, values)
+        values[repeated] = 0
+        return values.astype(np.int8)
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, TableChirotope) and self.size == other.size
+                and self.rank == other.rank and np.array_equal(self.table, other.table))
+
+
+def agree_up_to_sign(a: TableChirotope, b: TableChirotope) -> bool:
+    """True iff ``a = b`` or ``a = -b`` (same rank and ground set)."""
+    if a.size != b.size or a.rank != b.rank:
+        return False
+    return bool(np.array_equal(a.table, b.table) or np.array_equal(a.table, -b.table))
+
+
+# ---------------------------------------------------------------------------
+# Cocircuits and topes
+# ---------------------------------------------------------------------------
+
+
+def flat_cocircuits(chi: Chirotope, flat: np.ndarray, k: int, extension: Sequence[int]):
+    """The cocircuits of the restriction to ``flat`` (rank ``k``), one per sign pair.
+
+    Returns ``(Y, S)``: ``Y`` (``int8``, one row per cocircuit over the positions of
+    ``flat``, first non-zero entry ``+1``, distinct, in :func:`sign_keys` order) and ``S``, for each row, a
+    ``(k-1)``-subset of ``flat`` (element ids) whose span is the cocircuit's zero set.
+    """
+    z = len(flat)
+    ext = np.asarray(extension, dtype=np.int64)
+    subsets = combinations(range(z), k - 1)
+    Ys, Ss = [], []
+    while True:
+        block = np.fromiter((i for s in _take(subsets, _CHUNK) for i in s), dtype=np.int64)
+        if k > 1 and block.size == 0:
+            break
+        positions = block.reshape(-1, k - 1) if k > 1 else np.zeros((1, 0), dtype=np.int64)
+        S = flat[positions]
+        rest = np.concatenate([S, np.broadcast_to(ext, (len(S), len(ext)))], axis=1)
+        Y = chi.signs_with(rest, np.broadcast_to(flat, (len(S), z)))
+        keep = Y.any(axis=1)
+        Y, S = _normalise(Y[keep]), S[keep]
+        if len(Y):
+            Y, first, _ = unique_signs(Y)
+            Ys.append(Y)
+            Ss.append(S[first])
+        if k == 1:
+            break
+    if not Ys:
+        return np.zeros((0, z), dtype=np.int8), np.zeros((0, k - 1), dtype=np.int64)
+    Y, S = np.concatenate(Ys), np.concatenate(Ss)
+    Y, first, _ = unique_signs(Y)
+    return Y, S[first]
+
+
+def compose(chi: Chirotope, Y: np.ndarray, flat: np.ndarray, k: int,
+            extension: Sequence[int]):
+    """Candidate topes ``Y o T'`` for every cocircuit row of ``Y`` (rank-``k`` ``flat``).
+
+    Returns ``(candidates, line)``: ``candidates[m]`` is ``Y[line[m]] o T'`` for a tope
+    ``T'`` of the restriction to ``Z(Y[line[m]])``. Only the sign of ``Y`` given is used;
+    callers add the negatives (``-Y o -T'``).
+    """
+    z = len(flat)
+    zero = Y == 0
+    nzero = zero.sum(axis=1)
+    ext = np.asarray(extension, dtype=np.int64)
+    parts, lines = [], []
+    # Lines with the same number of hyperplanes through them are handled together.
+    for size in np.unique(nzero):
+        index = np.nonzero(nzero == size)[0]
+        Zpos = np.nonzero(zero[index])[1].reshape(len(index), size)
+        # an element off the line completes a basis of its flat
+        off = flat[np.argmax(Y[index] != 0, axis=1)]
+        extensions = np.column_stack([off, np.broadcast_to(ext, (len(index), len(ext)))])
+        local, owner = _equal_flats_topes(chi, flat[Zpos], k - 1, extensions)
+        cand = Y[index[owner]]
+        cand[np.arange(len(owner))[:, None], Zpos[owner]] = local
+        parts.append(cand)
+        lines.append(index[owner])
+    if not parts:
+        return np.zeros((0, z), dtype=np.int8), np.zeros(0, dtype=np.int64)
+    return np.concatenate(parts), np.concatenate(lines)
+
+
+def topes(chi: Chirotope) -> np.ndarray:
+    """All topes (``int8`` rows over ``range(K)``), sorted lexicographically (-1 < +1)."""
+    ground = np.arange(chi.size, dtype=np.int64)[None, :]
+    found, _ = _equal_flats_topes(chi, ground, chi.rank, np.zeros((1, 0), dtype=np.int64))
+    return _sorted_rows(found)
+
+
+def flat_topes(chi: Chirotope, flats: list[np.ndarray], k: int,
+               extensions: list[tuple[int, ...]]) -> list[np.ndarray]:
+    """Topes of the restrictions of ``chi`` to ``flats`` (each of rank ``k``).
+
+    ``extensions[f]`` completes a basis of ``flats[f]`` to one of the ground set. Each
+    answer is an ``int8`` array over the positions of its flat.
+    """
+    out: list[np.ndarray | None] = [None] * len(flats)
+    by_size: dict[int, list[int]] = {}
+    for f, flat in enumerate(flats):
+        by_size.setdefault(len(flat), []).append(f)
+    for z, members in sorted(by_size.items()):
+        Zs = np.array([flats[f] for f in members], dtype=np.int64).reshape(len(members), z)
+        ext = np.array([extensions[f] for f in members], dtype=np.int64)
+        T, owner = _equal_flats_topes(chi, Zs, k, ext.reshape(len(members), -1))
+        for i, f in enumerate(members):
+            out[f] = T[owner == i]
+    return out
+
+
+def _equal_flats_topes(chi, Zs: np.ndarray, k: int, ext: np.ndarray):
+    """Topes of ``L`` flats of rank ``k`` with ``z`` elements each (rows of ``Zs``).
+
+    Returns ``(T, owner)``: the topes of flat ``f`` are the rows ``T[owner == f]``, over
+    the positions of the flat.
+    """
+    L, z = Zs.shape
+    if z == k:  # independent: every sign vector
+        every = _all_signs(k)
+        return np.tile(every, (L, 1)), np.repeat(np.arange(L), len(every))
+    if z <= BRUTE_FORCE_LIMIT:
+        return _brute_force(chi, Zs, k, ext)
+    parts, owners = [], []
+    for f in range(L):
+        T = _recursive(chi, Zs[f], k, ext[f])
+        parts.append(T)
+        owners.append(np.full(len(T), f))
+    return np.concatenate(parts), np.concatenate(owners)
+
+
+def _recursive(chi, flat, k, extension) -> np.ndarray:
+    """Topes of one (large) flat by composition over its cocircuits."""
+    if k == 1:
+        ext = np.asarray(extension, dtype=np.int64)
+        Y = chi.signs_with(ext[None, :], flat[None, :])
+        return np.concatenate([Y, -Y])
+    Y, _ = flat_cocircuits(chi, flat, k, extension)
+    cand, _ = compose(chi, Y, flat, k, extension)
+    return _unique_rows(np.concatenate([cand, -cand]))
+
+
+def _brute_force(chi, Zs, k, ext):
+    """Topes of equally sized small flats: every sign vector against the cocircuits."""
+    L_all, z = Zs.shape
+    subsets = list(combinations(range(z), k - 1))
+    positions = np.array(subsets, dtype=np.int64).reshape(len(subsets), k - 1)
+    c = len(positions)
+    mask_type = np.uint16 if z <= 16 else np.uint32
+    weights = (1 << np.arange(z)).astype(mask_type)
+    full = (1 << z) - 1
+    candidates = np.arange(1 << z).astype(mask_type)   # bit i set: + at position i
+    per_block = max(1, _BLOCK // (c * len(candidates)))
+    tope_parts, owner_parts = [], []
+    for start in range(0, L_all, per_block):
+        Zb, Eb = Zs[start:start + per_block], ext[start:start + per_block]
+        L = len(Zb)
+        rest = np.concatenate([Zb[:, positions],
+                               np.broadcast_to(Eb[:, None, :], (L, c, Eb.shape[1]))], axis=2)
+        Y = chi.signs_with(rest, np.broadcast_to(Zb[:, None, :], (L, c, z)))
+        plus = np.bitwise_or.reduce(np.where(Y > 0, weights, 0).astype(mask_type), axis=2)
+        minus = np.bitwise_or.reduce(np.where(Y < 0, weights, 0).astype(mask_type), axis=2)
+        support = plus | minus
+        # Y <= T: Y's + inside T's +, Y's - inside T's -; the same for -Y (Y = 0 covers
+        # nothing).
+        cover = np.zeros((L, len(candidates)), dtype=mask_type)
+        for p, m in ((plus, minus), (minus, plus)):
+            conform = ((p[..., None] & ~candidates) == 0) & ((m[..., None] & candidates) == 0)
+            cover |= np.bitwise_or.reduce(np.where(conform, support[..., None], 0)
+                                          .astype(mask_type), axis=1)
+        f, t = np.nonzero(cover == full)
+        bits = (candidates[t].astype(np.int64)[:, None] >> np.arange(z)) & 1
+        tope_parts.append(np.where(bits == 1, 1, -1).astype(np.int8))
+        owner_parts.append(f + start)
+    return np.concatenate(tope_parts), np.concatenate(owner_parts)
+
+
+# ---------------------------------------------------------------------------
+# Small helpers
+# ---------------------------------------------------------------------------
+
+
+def _all_signs(m: int) -> np.ndarray:
+    """All ``2^m`` vectors of ``+-1`` (``int8``, shape ``(2^m, m)``)."""
+    return np.array(list(product((1, -1), repeat=m)), dtype=np.int8).reshape(1 << m, m)
+
+
+def _take(iterator, n):
+    for _, item in zip(range(n), iterator):
+        yield item
+
+
+def _normalise(Y: np.ndarray) -> np.ndarray:
+    """Multiply each non-zero row by the sign of its first non-zero entry."""
+    if len(Y) == 0:
+        return Y
+    lead = Y[np.arange(len(Y)), np.argmax(Y != 0, axis=1)]
+    return Y * lead[:, None]
+
+
+def _bit_words(mask: np.ndarray) -> np.ndarray:
+    """Boolean rows as big-endian 64-bit words: the first entry is the top bit, so the
+    words compare like the rows (lexicographically, False < True)."""
+    packed = np.packbits(mask, axis=1)
+    pad = (-packed.shape[1]) % 8
+    if pad:
+        packed = np.pad(packed, ((0, 0), (0, pad)))
+    return np.ascontiguousarray(packed).view(">u8").astype(np.uint64)
+
+
+def sign_keys(signs: np.ndarray) -> np.ndarray:
+    """Integer keys of sign rows, one row of 64-bit words each.
+
+    Rows of ``+-1`` compare like the rows themselves (-1 < +1); rows with zeros get
+    a canonical order (their ``+`` and ``-`` masks).
+    """
+    words = _bit_words(signs > 0)
+    if (signs == 0).any():
+        words = np.concatenate([words, _bit_words(signs < 0)], axis=1)
+    return words
+
+
+def unique_signs(signs: np.ndarray):
+    """Distinct rows of ``signs`` in key order, with the index of each one's first
+    occurrence and, for every row, the position of its distinct row.
+
+    Returns ``(unique_rows, first, inverse)``.
+    """
+    if len(signs) == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return signs, empty, empty
+    keys = sign_keys(signs)
+    order = np.lexsort(keys.T[::-1]) if keys.shape[1] > 1 else np.argsort(keys[:, 0], kind="stable")
+    ordered = keys[order]
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+    first = order[new]
+    inverse = np.empty(len(order), dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return signs[first], first, inverse
+
+
+def _unique_rows(signs: np.ndarray) -> np.ndarray:
+    return unique_signs(signs)[0]
+
+
+def _sorted_rows(signs: np.ndarray) -> np.ndarray:
+    """Rows of ``+-1`` sorted lexicographically (-1 < +1)."""
+    if len(signs) < 2:
+        return signs
+    keys = sign_keys(signs)
+    order = np.lexsort(keys.T[::-1]) if keys.shape[1] > 1 else np.argsort(keys[:, 0], kind="stable")
+    return signs[order]
