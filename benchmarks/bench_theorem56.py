@@ -50,18 +50,30 @@ def main() -> None:
     args = parser.parse_args()
     W = np.random.default_rng(args.seed).integers(-5, 6, size=(args.n, args.d))
     print(f"W: {args.n} x {args.d}, entries in [-5, 5], seed {args.seed}")
+    float_seconds = None
     if not args.skip_float:
         t = time.perf_counter()
         ok, mismatches = float_method(W)
-        print(f"published float method: {time.perf_counter() - t:.1f} s (agree: {ok}; "
+        float_seconds = time.perf_counter() - t
+        print(f"published float method: {float_seconds:.1f} s (agree: {ok}; "
               f"{mismatches} minors with inconsistent float signs)")
     from verify.claims.cosine_patterns import check_matrix
 
-    stats = {}
+    stats, steps = {}, []
+
+    def progress(name):
+        steps.append((name, time.perf_counter()))
+
     t = time.perf_counter()
-    result = check_matrix("theorem 5.6", W.tolist(), stats=stats)
-    print(f"exact check: {time.perf_counter() - t:.1f} s ({result.status}, "
-          f"{result.cells} cells, chirotopes agree: {result.chirotopes_agree}, {stats})")
+    result = check_matrix("theorem 5.6", W.tolist(), stats=stats, progress=progress)
+    end = time.perf_counter()
+    print(f"exact check: {end - t:.1f} s ({result.status}, {result.cells} cells, "
+          f"chirotopes agree: {result.chirotopes_agree})")
+    for (name, start), (_, stop) in zip(steps, steps[1:] + [("end", end)]):
+        print(f"  {name}: {stop - start:.2f} s")
+    print(f"  signs of the cosine chirotope: {stats}")
+    if float_seconds:
+        print(f"exact / float time: {(end - t) / float_seconds:.2f}")
 
 
 if __name__ == "__main__":

@@ -90,7 +90,7 @@ def test_claim_holds_on_the_default_family(claim, n, d):
 
 
 @pytest.mark.parametrize("claim", ["lemma 5.3", "theorem 5.6"])
-@pytest.mark.parametrize("n,d", [(2, 2), (3, 2), (3, 3)])
+@pytest.mark.parametrize("n,d", [(1, 2), (2, 2), (3, 2), (3, 3), (4, 2)])
 def test_claim_holds_exhaustively_on_box_1(claim, n, d):
     res = run(*claim.split(), "--n", str(n), "--d", str(d), "--exhaustive", "--box", "1",
               "--json")

@@ -273,15 +273,16 @@ def _print_sweep_report(claim, report) -> None:
     if stats:
         zero = stats.get("chirotope_contains_dependent_set", 0) + stats.get("chirotope_closure", 0)
         print(f"cosine-side maximal minors: {stats.get('chirotope_filter', 0)} signed by the "
-              f"certified integer filter, {zero} proved zero by "
+              f"certified integer filter, {zero} proved zero from "
               f"{stats.get('chirotope_dependencies_certified', 0)} certified linear "
-              f"dependencies, {stats.get('chirotope_exact', 0)} by exact determinants over "
-              f"Q(sqrt ...)")
+              f"dependencies, {stats.get('chirotope_exact', 0)} decided by exact "
+              f"determinants over Q(sqrt ...)")
     print(f"chirotopes agree up to a global sign: {report.chirotopes_agreed} of "
           f"{report.checked}")
     if report.holds:
-        print(f"HOLDS: both sides agree on all {report.checked} checked matrices "
-              f"({report.seconds:.1f} s)")
+        which = ("the checked matrix" if report.checked == 1
+                 else f"all {report.checked} checked matrices")
+        print(f"HOLDS: both sides agree on {which} ({report.seconds:.1f} s)")
     else:
         print(f"FAILS: {report.checked - report.agreed} of {report.checked} matrices "
               f"disagree; the first is written to {report.counterexample} "

@@ -201,6 +201,7 @@ def _decide_rest(rows, filt: _Filter, table, undecided, counts) -> None:
             table[index] = value
             continue
         zero[index] = True
+        counts["dependencies_certified"] += 1
         # I is dependent: y is in the span of I - y whenever I - y is independent
         for y in I:
             rest = tuple(x for x in I if x != y)

@@ -66,21 +66,37 @@ def claim_matrix(claim_id: str, W) -> tuple[list | None, str]:
     raise ValueError(f"not a cosine-pattern claim: {claim_id}")
 
 
+#: The steps of one check, as reported to a progress display.
+STEPS = ("S(M) by the rational engine", "chirotope of C(M)", "topes of C(M)",
+         "chirotope of M")
+
+
 def check_matrix(claim_id: str, W, *, cosine=None, chirotopes: bool = True,
-                 stats: dict | None = None) -> MatrixCheck:
+                 stats: dict | None = None, progress=None) -> MatrixCheck:
     """Check one matrix: both sides exactly and independently, then compare.
 
     ``cosine`` computes the cosine matrix (default :func:`cosine_matrix`, looked up at
     call time); tests replace it by a corrupted one to show that the check can fail.
+    ``progress``, if given, is called with each entry of :data:`STEPS` as it starts.
     """
+    step = progress or (lambda name: None)
     M, reason = claim_matrix(claim_id, W)
     if M is None:
         return MatrixCheck(status="skipped", reason=reason)
+    if not M:
+        # n = 1: B_n W and C(B_n W) have no rows; each pattern is the one empty sign
+        # vector (one label has one ranking), and both chirotopes are empty.
+        return MatrixCheck(status="agree", lhs=[""], rhs=[""], chirotopes_agree=True)
+    step(STEPS[0])
     lhs = sign_pattern(M).patterns
+    step(STEPS[1])
     C = (cosine or cosine_matrix)(M)
     chi_C = field_chirotope(C, stats=stats)
+    step(STEPS[2])
     rhs = _sign_strings(topes(chi_C))
     agree = lhs == rhs
+    if chirotopes:
+        step(STEPS[3])
     chi = agree_up_to_sign(rational_chirotope(M), chi_C) if chirotopes else None
     return MatrixCheck(status="agree" if agree else "disagree", lhs=lhs, rhs=rhs,
                        chirotopes_agree=chi)

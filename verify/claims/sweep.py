@@ -29,6 +29,7 @@ import os
 import sys
 import time
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -140,15 +141,19 @@ MATRIX_CHECKS = {
 }
 
 
-def check_one(task) -> dict:
-    """Check matrix ``index`` of the family: a JSON-ready record (picklable, pure)."""
+def check_one(task, progress=None) -> dict:
+    """Check matrix ``index`` of the family: a JSON-ready record (picklable, pure).
+
+    ``progress`` (optional) is told the steps of the check as they start.
+    """
     claim_id, index, W = task
     from importlib import import_module
 
     module, function = MATRIX_CHECKS[claim_id].split(":")
     check_matrix = getattr(import_module(module), function)
     stats: dict = {}
-    result = check_matrix(claim_id, W, stats=stats)
+    extra = {"progress": progress} if progress is not None else {}
+    result = check_matrix(claim_id, W, stats=stats, **extra)
     record = {"index": index, "status": result.status, "reason": result.reason,
               "cells": result.cells, "chirotopes_agree": result.chirotopes_agree,
               "stats": stats}
@@ -271,13 +276,20 @@ def run_cosine_claim(claim, options) -> SweepReport:
     records = dict(done)
     start = time.perf_counter()
     try:
-        with _progress(len(indices), options, initial=len(indices) - len(tasks)) as bar:
-            def on_result(record):
-                records[record["index"]] = record
-                writer.write(record)
-                bar.update(1)
+        if len(indices) == 1 and len(tasks) == 1:
+            # One matrix (--matrix): show the steps of its check instead.
+            with _step_progress(options) as advance:
+                record = check_one(tasks[0], progress=advance)
+            records[record["index"]] = record
+            writer.write(record)
+        else:
+            with _progress(len(indices), options, initial=len(indices) - len(tasks)) as bar:
+                def on_result(record):
+                    records[record["index"]] = record
+                    writer.write(record)
+                    bar.update(1)
 
-            _execute(tasks, options, on_result)
+                _execute(tasks, options, on_result)
     finally:
         writer.close()
     report = _report(claim, desc, matrices, [records[k] for k in indices], options)
@@ -351,6 +363,26 @@ def _progress(total, options, initial=0):
     quiet = getattr(options, "quiet", False) or not sys.stderr.isatty()
     return tqdm(total=total, initial=initial, disable=quiet, delay=2, file=sys.stderr,
                 unit="matrix", desc=getattr(options, "claim_id", None))
+
+
+@contextmanager
+def _step_progress(options):
+    """A progress display over the named steps of one matrix's check."""
+    from tqdm import tqdm
+
+    quiet = getattr(options, "quiet", False) or not sys.stderr.isatty()
+    with tqdm(total=None, disable=quiet, delay=2, file=sys.stderr, unit="step",
+              bar_format="{desc} [{elapsed}]") as bar:
+        started = [False]
+
+        def advance(name: str) -> None:
+            if started[0]:
+                bar.update(1)
+            started[0] = True
+            claim = getattr(options, "claim_id", None)
+            bar.set_description_str(f"{claim}: {name}" if claim else name)
+
+        yield advance
 
 
 def _write_counterexample(claim, label, W, record, options) -> str:
