@@ -182,8 +182,7 @@ def _check_witnesses(ints, signs: np.ndarray, Z: np.ndarray) -> None:
     if len(signs) == 0:
         return
     A = np.array(ints, dtype=object)
-    bound = (max(abs(int(a)) for a in A.ravel()) * max(abs(int(a)) for a in Z.ravel())
-             * A.shape[1])
+    bound = _max_abs(A) * _max_abs(Z) * A.shape[1]
     if bound < 1 << 62:
         A, Z = A.astype(np.int64), Z.astype(np.int64)
     got = np.sign(Z @ A.T).astype(np.int8)
@@ -192,3 +191,10 @@ def _check_witnesses(ints, signs: np.ndarray, Z: np.ndarray) -> None:
         c = bad[0]
         raise AssertionError(f"internal error: the witness of {signs[c].tolist()} gives "
                              f"{got[c].tolist()}")
+
+
+def _max_abs(X: np.ndarray) -> int:
+    """``max |x|`` over an integer array (Python integers: exact for any size)."""
+    if X.size == 0:
+        return 0
+    return max(abs(int(X.max())), abs(int(X.min())))
