@@ -10,8 +10,6 @@ filter's resolution that are not zero, and the cosine matrices of braid products
 
 from __future__ import annotations
 
-from itertools import combinations
-
 import numpy as np
 import pytest
 from flint import fmpq
@@ -51,7 +49,7 @@ coefficients = st.builds(lambda q, s: SqrtSum(fmpq(*q)) * S(s),
 def planted_matrices(draw):
     """Rows in Q(sqrt)^r: free rows, then combinations of earlier rows with irrational
     coefficients (exact dependencies whose entries are sums of several roots)."""
-    r = draw(st.integers(1, 3))
+    r = draw(st.integers(1, 4))
     free = draw(st.lists(st.lists(coefficients, min_size=r, max_size=r), min_size=r,
                          max_size=r + 2))
     rows = list(free)
@@ -85,16 +83,23 @@ def test_a_minor_below_the_filter_resolution_is_decided_exactly():
     assert stats["chirotope_exact"] >= 2         # the tiny one and the exact zero
 
 
-def test_a_near_dependency_is_not_mistaken_for_one():
-    """Rows 3 = rows 0 + 1 + 2 up to 2^-100: the bordered minors refute it exactly."""
+def test_a_near_dependency_is_not_mistaken_for_one(monkeypatch):
+    """Row 2 = row 0 + row 1 up to 2^-100: the filter suspects the three rows of being
+    dependent, and the bordered minors refute it exactly."""
+    from verify.arrangement import field_chirotope as fc
+
+    outcomes = []
+    certify = fc._certify_dependent
+    monkeypatch.setattr(fc, "_certify_dependent",
+                        lambda *args: outcomes.append(certify(*args)) or outcomes[-1])
     tiny = SqrtSum(fmpq(1, 2 ** 100)) * S(3)
-    base = [[1, S(2), 0], [0, 1, S(5)], [S(3), 0, 1]]
-    near = [a + b + c for a, b, c in zip(*base)]
-    near[2] = near[2] + tiny
-    P = base + [near, [1, 1, 1]]
+    a, b = [1, S(2), 0, S(5)], [S(3), 0, 1, 1]
+    near = [x + y for x, y in zip(a, b)]
+    near[1] = near[1] + tiny
+    P = [a, b, near, [1, 0, 0, 0], [0, 0, 1, 1], [0, 1, 1, 0]]
     chi = certified_chirotope(P)
     assert chi.table.tolist() == exact_table(P)
-    assert 0 not in chi.table.tolist()[:4]
+    assert False in outcomes      # the suspected dependency {0, 1, 2} was refuted
 
 
 @pytest.mark.parametrize("n, d, seed", [(5, 3, 0), (6, 4, 1), (6, 3, 2)])
@@ -133,9 +138,16 @@ def test_topes_of_the_cosine_side_match_the_chirotope_of_the_rational_side():
     assert np.array_equal(a, b)
 
 
-def test_rank_one_and_every_subset_order():
-    P = [[S(2)], [-S(3)], [SqrtSum(fmpq(1, 3))]]
-    assert certified_chirotope(P).table.tolist() == [1, -1, 1]
-    K, r = 6, 2
-    assert [tuple(I) for I in colex_combinations(K, r)] == sorted(
-        combinations(range(K), r), key=lambda I: I[::-1])
+def test_rank_one():
+    P = [[S(2)], [-S(3)], [SqrtSum(fmpq(1, 3))], [0]]
+    assert certified_chirotope(P).table.tolist() == [1, -1, 1, 0]
+
+
+def test_rows_of_very_different_sizes():
+    """One power of two per row: a huge row does not blind the filter to the others."""
+    huge = SqrtSum(10 ** 40)
+    P = [[huge * S(2), huge], [1, S(3)], [S(5), -1], [2, 1]]
+    stats = {}
+    chi = certified_chirotope(P, stats=stats)
+    assert chi.table.tolist() == exact_table(P)
+    assert stats["chirotope_filter"] == len(chi.table)

@@ -128,32 +128,42 @@ def test_unique_signs_sorts_like_python(rows):
 # ---------------------------------------------------------------------------
 
 
-@SETTINGS
-@given(degenerate_matrices(max_rows=8, max_cols=4))
-def test_topes_of_the_chirotope_are_the_sign_pattern(M):
-    """Against the certified orthant brute force (one LP or certificate per orthant)."""
-    assume(all(any(row) for row in M))
-    expected = brute_force_sign_pattern(M)
-    chi = table_chirotope(M)
-    assert strings(om.topes(chi)) == expected
-    integer = IntegerChirotope(np.array([[row[j] for j in column_basis(M)] for row in M]))
-    assert strings(om.topes(integer)) == expected
-
-
-@SETTINGS
-@given(degenerate_matrices(max_rows=9, max_cols=4), st.sampled_from([0, 3, 64]))
-def test_both_localisation_methods_agree(M, limit):
-    """Brute force over sign vectors against composition by recursion."""
-    assume(all(any(row) for row in M))
-    chi = table_chirotope(M)
-    default = om.topes(chi)
+def topes_with_limit(chi, limit):
+    """Topes with flats of more than ``limit`` elements composed by recursion."""
     saved = om.BRUTE_FORCE_LIMIT
     try:
         om.BRUTE_FORCE_LIMIT = limit
-        other = om.topes(chi)
+        return om.topes(chi)
     finally:
         om.BRUTE_FORCE_LIMIT = saved
-    assert np.array_equal(default, other)
+
+
+@SETTINGS
+@given(degenerate_matrices(max_rows=8, max_cols=4, allow_zero_rows=True),
+       st.sampled_from([0, 2, 12]))
+def test_topes_of_the_chirotope_are_the_sign_pattern(M, limit):
+    """Against the certified orthant brute force (one LP or certificate per orthant),
+    with each localisation method; zero rows (loops) leave no topes."""
+    expected = brute_force_sign_pattern(M)
+    chi = table_chirotope(M)
+    assert strings(topes_with_limit(chi, limit)) == expected
+    integer = IntegerChirotope(np.array([[row[j] for j in column_basis(M)] for row in M]))
+    assert strings(topes_with_limit(integer, limit)) == expected
+
+
+@SETTINGS
+@given(degenerate_matrices(max_rows=11, max_cols=4, allow_zero_rows=True),
+       st.sampled_from([0, 1, 2, 3]))
+def test_both_localisation_methods_agree(M, limit):
+    """Brute force over sign vectors (default) against composition by recursion."""
+    chi = table_chirotope(M)
+    assert np.array_equal(om.topes(chi), topes_with_limit(chi, limit))
+
+
+def test_a_loop_leaves_no_topes_on_either_path():
+    for M in ([[1, 0]] * 13 + [[0, 1], [0, 0]], [[1, 0], [0, 1], [0, 0]]):
+        for limit in (0, 12):
+            assert len(topes_with_limit(table_chirotope(M), limit)) == 0
 
 
 @pytest.mark.parametrize("K, r, seed", [(9, 3, 0), (10, 4, 1), (12, 4, 2), (14, 5, 3)])

@@ -1,8 +1,9 @@
 """Topes of a central hyperplane arrangement from its cocircuits.
 
-Let ``H`` be the ``K x r`` integer matrix of the normals of ``K`` pairwise non-parallel
-hyperplanes in ``R^r`` with ``rank H = r`` (an *essential* arrangement). Its topes are
-the sign vectors ``sign(H z)`` with no zero entry, one per open cell.
+Let ``H`` be the ``K x r`` integer matrix of the normals of ``K`` hyperplanes in ``R^r``
+with ``rank H = r`` (an *essential* arrangement; callers merge parallel rows first,
+which is faster but not needed). Its topes are the sign vectors ``sign(H z)`` with no
+zero entry, one per open cell.
 
 Mathematics
 -----------
@@ -67,8 +68,7 @@ def enumerate_topes(H: np.ndarray, *, witnesses: bool = True):
 
     Parameters
     ----------
-    H : integer array (``int64`` or ``object``) of pairwise non-parallel non-zero rows,
-        of full column rank.
+    H : integer array (``int64`` or ``object``) of non-zero rows, of full column rank.
     witnesses : also return one integer interior point per tope.
 
     Returns
@@ -215,9 +215,9 @@ def _safe_dtype(H: np.ndarray) -> np.ndarray:
     ``2 C(K, r-1)`` generators) are bounded from there.
     """
     K, r = H.shape
-    B = max(abs(int(a)) for a in H.ravel())
+    B = max((abs(int(a)) for a in H.ravel()), default=0)
     vmax = (isqrt(r * B * B) + 1) ** (r - 1)
-    witness_max = 2 * comb(K, r - 1) * vmax
+    witness_max = 2 * comb(K, max(r - 1, 0)) * vmax
     if r * B * witness_max < _INT64_SAFE:
         return H.astype(np.int64)
     return H.astype(object)

@@ -7,23 +7,29 @@ fast, without any knowledge of where ``P`` came from.
 Mathematics
 -----------
 1. (Non-zero minors: a rigorous integer filter.) Let ``A`` be integers with
-   ``|2^p P_ij - A_ij| <= delta`` (:meth:`SqrtSum.fixed_point`, integer square roots),
-   and ``B >= |A_ij|``. For a ``k x k`` submatrix, multilinearity in the rows and
+   ``|2^(p_i) P_ij - A_ij| <= delta`` (:meth:`SqrtSum.fixed_point`, integer square
+   roots; one power of two per row, chosen so that every row of ``A`` has entries of
+   about ``2^48``), and ``B >= |A_ij|``. Scaling rows by positive numbers changes no
+   sign of a minor. For a ``k x k`` submatrix, multilinearity in the rows and
    Hadamard's inequality give
 
-       |det(2^p P[I, J]) - det A[I, J]| <= k^(k/2) ((B + delta)^k - B^k) =: E_k,
+       |det(D P[I, J]) - det A[I, J]| <= k^(k/2) ((B + delta)^k - B^k) =: E_k
 
-   so ``|det A[I, J]| > E_k`` decides ``sign det P[I, J] = sign det A[I, J]``. All
+   (``D = diag(2^(p_i))``), so ``|det A[I, J]| > E_k`` decides
+   ``sign det P[I, J] = sign det A[I, J]``. All
    minors of ``A`` of every size come exactly, and at once, from its compound matrices
    (:mod:`verify.arrangement.compound`).
 2. (Zero minors: dependencies, certified and propagated.) A minor the filter cannot
-   decide is usually exactly zero. For a set ``D`` of ``k < r`` rows whose ``k``-minors
-   are all undecided, pick ``x in D`` and ``(k-1)`` columns ``J`` where the filter
-   proves ``det P[D - x, J] != 0``; then ``rank P[D] = k - 1`` iff the ``r - k + 1``
-   bordered minors ``det P[D, J + c]`` vanish, which is decided by exact determinants
-   over the field (zero test exact by Besicovitch's theorem). A certified ``D`` gives
-   the rules ``D - y => y`` (``y`` lies in the span of ``D - y``) for every ``y`` with
-   ``D - y`` proved independent.
+   decide is usually exactly zero. Sets ``D`` of ``k < r`` rows whose ``k``-minors are
+   all undecided are taken smallest first; one already implied by the rules below is
+   dependent at no cost. Otherwise take the first ``x in D`` for which the filter
+   proves some ``det P[D - x, J] != 0`` (``J``: ``k - 1`` columns; if there is none,
+   ``D`` is left alone); then ``rank P[D] = k - 1`` iff the ``r - k + 1`` bordered
+   minors ``det P[D, J + c]`` vanish, decided by exact determinants over the field
+   (zero test exact by Besicovitch's theorem). A ``D`` so certified gives the rules
+   ``D - y => y`` (``y`` lies in the span of ``D - y``) for every ``y`` with ``D - y``
+   proved independent. Rules come only from such certified sets and from the exact
+   zero determinants of step 3.
 3. An undecided ``r``-subset ``I`` is zero if it contains a certified dependent set, or
    if ``I`` lies in the closure of an independent ``(r-1)``-subset ``S`` of ``I`` under
    the rules (forward chaining; every element of the closure is in ``span P[S]``, so
@@ -96,7 +102,11 @@ class _Filter:
 
     def __init__(self, rows):
         K, r = len(rows), len(rows[0])
-        approx = [[a.fixed_point(FIXED_POINT_BITS) for a in row] for row in rows]
+        # Row i is approximated at its own scale 2^shift_i, so that its largest entry
+        # is about 2^FIXED_POINT_BITS: det of the scaled rows is a positive multiple of
+        # det P[I] (same sign), and one bound B then serves rows of any size.
+        shifts = [FIXED_POINT_BITS - _row_magnitude(row) for row in rows]
+        approx = [[a.fixed_point(shift) for a in row] for row, shift in zip(rows, shifts)]
         A = np.array([[m for m, _ in row] for row in approx], dtype=object)
         delta = max(e for row in approx for _, e in row)
         bound = max(abs(int(a)) for a in A.ravel())
@@ -119,6 +129,14 @@ class _Filter:
             return ()
         hits = np.nonzero(self.decided[k][self.rank_of(subset)])[0]
         return self.columns[k][hits[0]] if len(hits) else None
+
+
+def _row_magnitude(row) -> int:
+    """An integer close to ``log2 max |a|`` over the row (0 for a zero row), from bit
+    lengths only; it sets a precision, so it need not be exact."""
+    sizes = [int(q.p).bit_length() - int(q.q).bit_length() + r.bit_length() // 2
+             for a in row for r, q in a.terms]
+    return max(sizes, default=0)
 
 
 class _Rules:

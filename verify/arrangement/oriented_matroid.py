@@ -22,21 +22,26 @@ and every cocircuit arises this way (Björner et al., §3.5).
 1. (Composition.) The topes of ``F`` are the compositions ``Y o T'`` of its cocircuits
    ``Y`` with the topes ``T'`` of the restriction to the zero set ``Z(Y)`` (a flat of rank
    ``k - 1``): the vertex-and-localisation argument of
-   :mod:`verify.arrangement.cocircuits`, written in terms of ``chi``.
+   :mod:`verify.arrangement.cocircuits`, written in terms of ``chi``. This recursion in
+   the rank is used for flats with more than :data:`BRUTE_FORCE_LIMIT` elements.
 2. (Small flats.) Every covector is the composition of the cocircuits conforming to it
-   (Björner et al., Prop. 3.7.2). Hence a sign vector ``T`` without zeros is a tope iff
-   the cocircuits ``Y <= T`` (``Y_i in {0, T_i}``) cover ``F``: if they do, their
-   composition is a covector of full support below ``T``, which is ``T`` itself. For a
-   flat with at most :data:`BRUTE_FORCE_LIMIT` elements all ``2^|F|`` sign vectors are
-   tested at once with bit masks; larger flats recurse by 1.
+   (Björner et al., §3.7; for a realisation: a face of an essential arrangement is the
+   relative interior of the cone spanned by its extreme rays, and the sign vector of
+   their sum is the composition of theirs). Hence a sign vector ``T`` without zeros is
+   a tope iff the cocircuits ``Y <= T`` (``Y_i in {0, T_i}``) cover ``F``: if they do,
+   their composition is a covector of full support below ``T``, which is ``T`` itself.
+   For a flat with at most :data:`BRUTE_FORCE_LIMIT` elements all ``2^|F|`` sign vectors
+   are tested at once with bit masks.
+3. (Loops.) An element with ``chi = 0`` on every basis (a zero vector) is zero on every
+   covector, so an oriented matroid with a loop has no topes; both methods return none.
 
 Restrictions to flats with ``|F| = k`` elements are free (all ``2^k`` sign vectors);
-the others are computed once per flat and batched by size.
+the others are batched by size.
 
 References
 ----------
 A. Björner, M. Las Vergnas, B. Sturmfels, N. White, G. M. Ziegler, *Oriented Matroids*,
-2nd ed., 1999: §3.5 (chirotopes and cocircuits), §3.7 (topes, Prop. 3.7.2).
+2nd ed., 1999: §3.5 (chirotopes and cocircuits), §3.7 (topes and their faces).
 
 Example
 -------
@@ -221,57 +226,40 @@ def compose(chi: Chirotope, Y: np.ndarray, flat: np.ndarray, k: int,
             extension: Sequence[int]):
     """Candidate topes ``Y o T'`` for every cocircuit row of ``Y`` (rank-``k`` ``flat``).
 
-    Returns ``(candidates, line)``: ``candidates[m]`` is ``Y[line[m]] o T'`` for a tope
-    ``T'`` of the restriction to ``Z(Y[line[m]])``. Only the sign of ``Y`` given is used;
-    callers add the negatives (``-Y o -T'``).
+    Returns ``(candidates, vertex)``: ``candidates[m]`` is ``Y[vertex[m]] o T'`` for a
+    tope ``T'`` of the restriction to ``Z(Y[vertex[m]])``. (At the top level the
+    cocircuits are the lines of the arrangement, the vertices of its cells.) Only the
+    sign of ``Y`` given is used; callers add the negatives (``-Y o -T'``).
     """
     z = len(flat)
     zero = Y == 0
     nzero = zero.sum(axis=1)
     ext = np.asarray(extension, dtype=np.int64)
-    parts, lines = [], []
-    # Lines with the same number of hyperplanes through them are handled together.
+    parts, vertices = [], []
+    # Cocircuits with zero sets of the same size are handled together.
     for size in np.unique(nzero):
         index = np.nonzero(nzero == size)[0]
         Zpos = np.nonzero(zero[index])[1].reshape(len(index), size)
-        # an element off the line completes a basis of its flat
+        # an element outside the zero set completes a basis of the smaller flat
         off = flat[np.argmax(Y[index] != 0, axis=1)]
         extensions = np.column_stack([off, np.broadcast_to(ext, (len(index), len(ext)))])
         local, owner = _equal_flats_topes(chi, flat[Zpos], k - 1, extensions)
         cand = Y[index[owner]]
         cand[np.arange(len(owner))[:, None], Zpos[owner]] = local
         parts.append(cand)
-        lines.append(index[owner])
+        vertices.append(index[owner])
     if not parts:
         return np.zeros((0, z), dtype=np.int8), np.zeros(0, dtype=np.int64)
-    return np.concatenate(parts), np.concatenate(lines)
+    return np.concatenate(parts), np.concatenate(vertices)
 
 
 def topes(chi: Chirotope) -> np.ndarray:
     """All topes (``int8`` rows over ``range(K)``), sorted lexicographically (-1 < +1)."""
+    if chi.rank == 0:  # every element is a loop: no topes, unless there are no elements
+        return np.zeros((0 if chi.size else 1, chi.size), dtype=np.int8)
     ground = np.arange(chi.size, dtype=np.int64)[None, :]
     found, _ = _equal_flats_topes(chi, ground, chi.rank, np.zeros((1, 0), dtype=np.int64))
     return _sorted_rows(found)
-
-
-def flat_topes(chi: Chirotope, flats: list[np.ndarray], k: int,
-               extensions: list[tuple[int, ...]]) -> list[np.ndarray]:
-    """Topes of the restrictions of ``chi`` to ``flats`` (each of rank ``k``).
-
-    ``extensions[f]`` completes a basis of ``flats[f]`` to one of the ground set. Each
-    answer is an ``int8`` array over the positions of its flat.
-    """
-    out: list[np.ndarray | None] = [None] * len(flats)
-    by_size: dict[int, list[int]] = {}
-    for f, flat in enumerate(flats):
-        by_size.setdefault(len(flat), []).append(f)
-    for z, members in sorted(by_size.items()):
-        Zs = np.array([flats[f] for f in members], dtype=np.int64).reshape(len(members), z)
-        ext = np.array([extensions[f] for f in members], dtype=np.int64)
-        T, owner = _equal_flats_topes(chi, Zs, k, ext.reshape(len(members), -1))
-        for i, f in enumerate(members):
-            out[f] = T[owner == i]
-    return out
 
 
 def _equal_flats_topes(chi, Zs: np.ndarray, k: int, ext: np.ndarray):
@@ -299,6 +287,8 @@ def _recursive(chi, flat, k, extension) -> np.ndarray:
     if k == 1:
         ext = np.asarray(extension, dtype=np.int64)
         Y = chi.signs_with(ext[None, :], flat[None, :])
+        if (Y == 0).any():  # a loop: no topes
+            return np.zeros((0, len(flat)), dtype=np.int8)
         return np.concatenate([Y, -Y])
     Y, _ = flat_cocircuits(chi, flat, k, extension)
     cand, _ = compose(chi, Y, flat, k, extension)
@@ -311,6 +301,8 @@ def _brute_force(chi, Zs, k, ext):
     subsets = list(combinations(range(z), k - 1))
     positions = np.array(subsets, dtype=np.int64).reshape(len(subsets), k - 1)
     c = len(positions)
+    if z > 24:
+        raise ValueError(f"{z} elements are too many for testing all sign vectors")
     mask_type = np.uint16 if z <= 16 else np.uint32
     weights = (1 << np.arange(z)).astype(mask_type)
     full = (1 << z) - 1

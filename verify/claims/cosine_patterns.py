@@ -21,13 +21,16 @@ to a global sign.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from math import comb
 
 import numpy as np
 
 from verify.arrangement import braid_product, sign_pattern
 from verify.arrangement.chirotope import field_chirotope
 from verify.arrangement.compound import maximal_minors
+from verify.arrangement.field_chirotope import MAX_SIGNS
 from verify.arrangement.oriented_matroid import TableChirotope, agree_up_to_sign, topes
+from verify.errors import TooLargeError
 from verify.linalg import column_basis, primitive_integer_row, to_fmpq_rows
 from verify.numbers.sqrt_sum import cosine_matrix
 
@@ -115,6 +118,10 @@ def rational_chirotope(M) -> TableChirotope:
     exactly (integer maximal minors of the primitive integer rows)."""
     ints = [primitive_integer_row(row) for row in to_fmpq_rows(M)]
     basis = column_basis(ints)
+    if comb(len(ints), len(basis)) > MAX_SIGNS:
+        raise TooLargeError(f"{len(ints)} vectors in rank {len(basis)} have "
+                            f"{comb(len(ints), len(basis)):,} maximal minors "
+                            f"(limit {MAX_SIGNS:,})")
     reduced = np.array([[row[j] for j in basis] for row in ints], dtype=object)
     reduced = reduced.reshape(len(ints), len(basis))
     return TableChirotope(len(ints), len(basis), np.sign(maximal_minors(reduced)))

@@ -379,13 +379,17 @@ class SqrtSum:
     def fixed_point(self, bits: int) -> tuple[int, int]:
         """Integers ``(m, e)`` with ``|x * 2**bits - m| <= e``, by integer square roots.
 
-        Each term ``(a/b) sqrt(r)`` contributes ``+-floor(isqrt(a^2 r 4^bits) / b)``,
-        which is within 1 of its value; ``e`` is the number of terms.
+        Each term ``(a/b) sqrt(r)`` contributes ``+-floor(isqrt(a^2 r 4^bits) / b)``
+        (for ``bits < 0``: ``+-floor(isqrt(a^2 r) / (b 2^-bits))``), within 1 of its
+        value since ``floor(floor(x) / b) = floor(x / b)``; ``e`` is the number of terms.
         """
         m = 0
         for r, q in self._terms.items():
             a, b = int(q.p), int(q.q)
-            f = isqrt(a * a * r << (2 * bits)) // b
+            if bits >= 0:
+                f = isqrt(a * a * r << (2 * bits)) // b
+            else:
+                f = isqrt(a * a * r) // (b << -bits)
             m += f if a > 0 else -f
         return m, len(self._terms)
 
