@@ -249,7 +249,6 @@ def _implied(D, rules: _Rules) -> bool:
 
 def _certify_dependent(rows, filt: _Filter, D) -> bool:
     """Exact proof that ``rank P[D] < |D|`` by bordered minors (module docstring, 2)."""
-    k = len(D)
     for y in D:
         rest = tuple(x for x in D if x != y)
         J = filt.independent(rest)

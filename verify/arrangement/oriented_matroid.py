@@ -54,7 +54,7 @@ Example
 
 from __future__ import annotations
 
-from itertools import combinations, product
+from itertools import combinations, islice, product
 from math import comb
 from typing import Protocol, Sequence
 
@@ -145,7 +145,7 @@ class TableChirotope:
         if self.rank == 1:
             return self.table[elements]
         # det[h_e; H_rest] = (-1)^(sort parity of rest) (-1)^(position of e) chi(sorted).
-        if rest.shape[-1] > 1 and (rest[..., 1:] > rest[..., :-1]).all():
+        if (rest[..., 1:] > rest[..., :-1]).all():   # already increasing: parity 0
             ordered, parity = rest, None
         else:
             order = np.argsort(rest, axis=-1, kind="stable")
@@ -192,18 +192,16 @@ def flat_cocircuits(chi: Chirotope, flat: np.ndarray, k: int, extension: Sequenc
     """The cocircuits of the restriction to ``flat`` (rank ``k``), one per sign pair.
 
     Returns ``(Y, S)``: ``Y`` (``int8``, one row per cocircuit over the positions of
-    ``flat``, first non-zero entry ``+1``, distinct, in :func:`sign_keys` order) and ``S``, for each row, a
-    ``(k-1)``-subset of ``flat`` (element ids) whose span is the cocircuit's zero set.
+    ``flat``, first non-zero entry ``+1``, distinct, in :func:`sign_keys` order) and
+    ``S``, for each row, a ``(k-1)``-subset of ``flat`` (element ids) whose span is the
+    cocircuit's zero set.
     """
     z = len(flat)
     ext = np.asarray(extension, dtype=np.int64)
     subsets = combinations(range(z), k - 1)
     Ys, Ss = [], []
-    while True:
-        block = np.fromiter((i for s in _take(subsets, _CHUNK) for i in s), dtype=np.int64)
-        if k > 1 and block.size == 0:
-            break
-        positions = block.reshape(-1, k - 1) if k > 1 else np.zeros((1, 0), dtype=np.int64)
+    while chunk := list(islice(subsets, _CHUNK)):
+        positions = np.array(chunk, dtype=np.int64).reshape(len(chunk), k - 1)
         S = flat[positions]
         rest = np.concatenate([S, np.broadcast_to(ext, (len(S), len(ext)))], axis=1)
         Y = chi.signs_with(rest, np.broadcast_to(flat, (len(S), z)))
@@ -213,8 +211,6 @@ def flat_cocircuits(chi: Chirotope, flat: np.ndarray, k: int, extension: Sequenc
             Y, first, _ = unique_signs(Y)
             Ys.append(Y)
             Ss.append(S[first])
-        if k == 1:
-            break
     if not Ys:
         return np.zeros((0, z), dtype=np.int8), np.zeros((0, k - 1), dtype=np.int64)
     Y, S = np.concatenate(Ys), np.concatenate(Ss)
@@ -342,11 +338,6 @@ def _all_signs(m: int) -> np.ndarray:
     return np.array(list(product((1, -1), repeat=m)), dtype=np.int8).reshape(1 << m, m)
 
 
-def _take(iterator, n):
-    for _, item in zip(range(n), iterator):
-        yield item
-
-
 def _normalise(Y: np.ndarray) -> np.ndarray:
     """Multiply each non-zero row by the sign of its first non-zero entry."""
     if len(Y) == 0:
@@ -387,7 +378,7 @@ def unique_signs(signs: np.ndarray):
         empty = np.zeros(0, dtype=np.int64)
         return signs, empty, empty
     keys = sign_keys(signs)
-    order = np.lexsort(keys.T[::-1]) if keys.shape[1] > 1 else np.argsort(keys[:, 0], kind="stable")
+    order = _key_order(keys)
     ordered = keys[order]
     new = np.ones(len(order), dtype=bool)
     new[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
@@ -405,6 +396,11 @@ def _sorted_rows(signs: np.ndarray) -> np.ndarray:
     """Rows of ``+-1`` sorted lexicographically (-1 < +1)."""
     if len(signs) < 2:
         return signs
-    keys = sign_keys(signs)
-    order = np.lexsort(keys.T[::-1]) if keys.shape[1] > 1 else np.argsort(keys[:, 0], kind="stable")
-    return signs[order]
+    return signs[_key_order(sign_keys(signs))]
+
+
+def _key_order(keys: np.ndarray) -> np.ndarray:
+    """The stable order of rows of 64-bit words, compared word by word."""
+    if keys.shape[1] == 1:
+        return np.argsort(keys[:, 0], kind="stable")
+    return np.lexsort(keys.T[::-1])
