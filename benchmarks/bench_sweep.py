@@ -5,9 +5,9 @@
 Runs `theorem 5.6` over the default family, each configuration in a fresh process, and
 prints the sweep's own wall time (family, checks, merge; for the cluster its start-up
 too; interpreter start-up and imports excluded), matrices per second and the speed-up
-over one worker; the median of ``--repeat`` runs, with a pause between runs so that no
-process of the previous run is still exiting. The reports of all runs must be
-identical.
+over one worker; the median of ``--repeat`` rounds in which the configurations take
+turns, with a pause after each run so that no process of it is still exiting (a
+longer one after the cluster). The reports of all runs must be identical.
 """
 
 import argparse
@@ -43,23 +43,30 @@ def main() -> None:
     args = parser.parse_args()
     configs = [("1 worker", "1", ""), ("2 workers", "2", ""),
                ("LocalCluster, 2 workers", "2", "local")]
-    reports, base = set(), None
+    reports = set()
+    times: dict[str, list[float]] = {name: [] for name, _, _ in configs}
     print(f"theorem 5.6 --n {args.n} --d {args.d} --matrices {args.matrices} "
           f"(median of {args.repeat})")
-    for name, jobs, scheduler in configs:
-        times = []
-        for _ in range(args.repeat):
-            time.sleep(2)
+    # The configurations take turns, so that slow drifts of the machine's speed fall
+    # on all of them alike.
+    for _ in range(args.repeat):
+        for name, jobs, scheduler in configs:
+            # a cluster's processes take seconds to go away; a pool's, milliseconds
+            time.sleep(0.2)
             out = subprocess.run([sys.executable, "-c", CHILD, str(args.n), str(args.d),
                                   str(args.matrices), jobs, scheduler],
                                  capture_output=True, text=True, check=True)
             result = json.loads(out.stdout.strip().splitlines()[-1])
-            times.append(result["seconds"])
+            times[name].append(result["seconds"])
             reports.add(json.dumps(result["report"]))
-        seconds = statistics.median(times)
-        base = base or seconds
+            if scheduler:
+                time.sleep(3)
+    base = statistics.median(times[configs[0][0]])
+    for name, _, _ in configs:
+        runs = times[name]
+        seconds = statistics.median(runs)
         print(f"{name:>24}: {seconds:6.2f} s  {args.matrices / seconds:6.1f} matrices/s  "
-              f"speed-up {base / seconds:.2f}x   (runs: {', '.join(f'{t:.2f}' for t in times)})")
+              f"speed-up {base / seconds:.2f}x   (runs: {', '.join(f'{t:.2f}' for t in runs)})")
     print("identical reports:", len(reports) == 1)
 
 
