@@ -633,6 +633,13 @@ def _roots(values, squares, where: str, positive: bool = True) -> list:
     return roots
 
 
+def _three_cosines(users, items) -> list:
+    """The item-item, user-user and user-item cosine matrices, with their names."""
+    return [("item-item", _within("item-item", _cosines, items)),
+            ("user-user", _within("user-user", _cosines, users)),
+            ("user-item", _within("user-item", _cosines, users, items))]
+
+
 def _differ(where: str, first, second) -> None:
     if _same(first, second):
         raise CertificateError(f"{where}: equal, but asserted to differ")
@@ -674,12 +681,8 @@ def _check_eq1_invariance(document, assertion, evidence) -> str:
                _objective_1(X, _mul(AD, _transpose(BD)), lam), value)
         factors.append((AD, BD, _mul(X, AD)))
     (_, B1, XA1), (_, B2, XA2) = factors[:2]
-    _differ("item-item cosines", _within("item-item", _cosines, B1),
-            _within("item-item", _cosines, B2))
-    _differ("user-user cosines", _within("user-user", _cosines, XA1),
-            _within("user-user", _cosines, XA2))
-    _differ("user-item cosines", _within("user-item", _cosines, XA1, B1),
-            _within("user-item", _cosines, XA2, B2))
+    for (kind, first), (_, second) in zip(_three_cosines(XA1, B1), _three_cosines(XA2, B2)):
+        _differ(f"{kind} cosines", first, second)
     return (f"steck eq1-invariance: (1) = {value} for (A, B) and {len(scalings)} diagonal "
             "rescalings (A D, B D^-1); item-item, user-user and user-item cosines differ "
             "between the first two; symbolic part not checked here")
@@ -844,12 +847,8 @@ def _check_eq2_unique(document, assertion, evidence) -> str:
     if not all(_is_zero(G) for G in _gradients_2(X, AR, BR, lam)):
         raise CertificateError("a gradient of (2) does not vanish at (A R, B R)")
     XAR = _mul(X, AR)
-    _agree("item-item cosines under R", _within("item-item", _cosines, B),
-           _within("item-item", _cosines, BR))
-    _agree("user-user cosines under R", _within("user-user", _cosines, XA),
-           _within("user-user", _cosines, XAR))
-    _agree("user-item cosines under R", _within("user-item", _cosines, XA, B),
-           _within("user-item", _cosines, XAR, BR))
+    for (kind, first), (_, second) in zip(_three_cosines(XA, B), _three_cosines(XAR, BR)):
+        _agree(f"{kind} cosines under R", first, second)
     return (f"steck eq2-unique: zero gradients of (2) at eq. 6, (2) = {value}, "
             f"{len(dropped)} stationary points dropping directions larger, D raises (2) by "
             f"{increase}, the rotation R keeps (2), stationarity and all three cosine "
