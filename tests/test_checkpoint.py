@@ -342,6 +342,8 @@ def test_nonfinite_values_found_blockwise(tmp_path):
         "lm_head.weight": ("F32", floats(np.ones((3, 2)))),
         "lm_head.bias": ("F32", floats([0, np.inf, 0]))})
     assert "entry 1: not a finite number: inf" in error_of(load_head, bias, bias="auto")
+    # rows() checks on its own too (a tensor located with load_tensor is not scanned)
+    assert "row 211, column 3: not a finite" in error_of(load_tensor(path).rows)
 
 
 def test_size_guard_comes_before_reading(tmp_path, monkeypatch):
@@ -354,6 +356,16 @@ def test_size_guard_comes_before_reading(tmp_path, monkeypatch):
     assert len(read_matrix(path)) == 30
     with pytest.raises(TooLargeError):
         load_tensor(path).rows(limit=299)
+    # refused before the data is scanned: a NaN in it is not what is reported
+    values = np.ones((30, 10))
+    values[29, 9] = np.nan
+    nan = write_st(tmp_path / "nan.safetensors", {"w": ("F32", floats(values))})
+    monkeypatch.setattr(checkpoint, "MAX_EXACT_ENTRIES", 299)
+    with pytest.raises(TooLargeError):
+        read_matrix(nan)
+    with pytest.raises(TooLargeError):
+        load_head(nan, max_entries=299)
+    assert "row 29, column 9" in error_of(load_head, nan, max_entries=300)
 
 
 # --- .npy and text files ------------------------------------------------------------
@@ -448,7 +460,10 @@ def test_bias_sources(tmp_path):
         "cls.predictions.transform.dense.weight": (bert, "has shape [3, 3]: a bias is 1-D"),
         str(tmp_path / "none.npy"): (plain, "bias: no such file, and no tensor of that name"),
         str(_write(tmp_path, "b6.json", "[1, 2, 3, 4, 5, 6]")): (plain, "6 entries for 7"),
+        str(_write(tmp_path, "b8.csv", "1\n2\n3\n4\n5\n6\n7\n8\n")): (plain, "8 entries for 7"),
     }
+    np.save(tmp_path / "b8.npy", np.ones(8))
+    bad[str(tmp_path / "b8.npy")] = (plain, "has 8 entries for 7 labels")
     np.save(tmp_path / "b2.npy", np.ones((7, 1)))
     bad[str(tmp_path / "b2.npy")] = (plain, "has shape [7, 1]: a bias is 1-D")
     for bias, (path, needle) in bad.items():

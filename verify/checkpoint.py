@@ -222,7 +222,8 @@ class LoadedTensor:
         if values.dtype.kind == "i":
             exact = [fmpq(v) for v in values.ravel().tolist()]
         else:
-            _check_finite(self)
+            if not np.isfinite(values).all():
+                _check_finite(self)  # raises, naming the first bad entry
             exact = [exact_from_float(v) for v in values.ravel().tolist()]
         if len(self.shape) == 1:
             return exact
