@@ -104,7 +104,7 @@ AUTO_BIAS = {
 MAX_EXACT_ENTRIES = 4_000_000
 
 #: Blocks of the finiteness scan hold about this many bytes of widened values.
-SCAN_BLOCK_BYTES = 64 * 2**20
+SCAN_BLOCK_BYTES = 16 * 2**20
 
 #: Widened numpy dtype of each supported dtype name.
 WIDENED = {"F64": np.float64, "F32": np.float32, "F16": np.float32, "BF16": np.float32,
@@ -244,7 +244,8 @@ def _widen(stored: np.ndarray, dtype: str) -> np.ndarray:
     """The exact widening of stored values (a view when no conversion is needed)."""
     if dtype == "BF16":
         # bfloat16 is the upper half of a binary32: move its bits there.
-        bits = stored.astype(np.uint32, order="C") << np.uint32(16)
+        bits = stored.astype(np.uint32, order="C")
+        bits <<= np.uint32(16)
         return bits.view(np.float32)
     return stored.astype(WIDENED[dtype], order="C", copy=False)
 
