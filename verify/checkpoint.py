@@ -165,9 +165,10 @@ class LoadedTensor:
     def block(self, start: int, stop: int) -> np.ndarray:
         """Rows ``start <= i < stop`` (entries, for a 1-D tensor), widened exactly.
 
-        Only those rows are mapped; float32 and float64 data are returned as a
-        read-only view of the map (no copy), other dtypes as a widened copy, after
-        which the map is released.
+        Only those rows are mapped (a column-major ``.npy`` maps the array but
+        touches only their pages).  Little-endian row-major float32 and float64 data
+        are returned as a read-only view of the map (no copy), everything else as a
+        widened copy, after which the map is released.
         """
         n = self.shape[0] if self.shape else 0
         if not 0 <= start <= stop <= n:
@@ -262,12 +263,19 @@ def _check_finite(tensor: LoadedTensor) -> None:
                                f"{float(value)!r}")
 
 
-def check_matrix(tensor: LoadedTensor) -> LoadedTensor:
-    """``tensor`` if it can be a head: supported dtype, 2-D, non-empty, finite."""
-    where = tensor._where().rstrip() or "array"
+def _require_supported(tensor: LoadedTensor, unnamed: str) -> str:
+    """How messages name ``tensor`` (``unnamed`` for a .npy array), once its dtype is
+    known to widen exactly."""
+    where = tensor._where().rstrip() or unnamed
     if tensor.storage is None:
         raise _fail(tensor.source, f"{where}: unsupported dtype {_quoted(tensor.dtype)} "
                                    f"(supported: {', '.join(WIDENED)})")
+    return where
+
+
+def check_matrix(tensor: LoadedTensor) -> LoadedTensor:
+    """``tensor`` if it can be a head: supported dtype, 2-D, non-empty, finite."""
+    where = _require_supported(tensor, "array")
     if len(tensor.shape) != 2:
         raise _fail(tensor.source, f"{where} has shape {list(tensor.shape)}: expected a "
                                    "2-D tensor (labels x dimension)")
@@ -506,10 +514,7 @@ def _load_bias(bias: str, head_name: str | None, tensors: dict, where: Path | No
 
 
 def _check_bias(tensor: LoadedTensor, n: int):
-    where = tensor._where().rstrip() or "bias"
-    if tensor.storage is None:
-        raise _fail(tensor.source, f"{where}: unsupported dtype {_quoted(tensor.dtype)} "
-                                   f"(supported: {', '.join(WIDENED)})")
+    where = _require_supported(tensor, "bias")
     if len(tensor.shape) != 1:
         raise _fail(tensor.source, f"{where} has shape {list(tensor.shape)}: a bias is "
                                    f"1-D, one entry per label ({n})")
