@@ -257,6 +257,25 @@ def test_block_agrees_with_the_safetensors_reader(tmp_path):
                 assert np.array_equal(got, want.astype(got.dtype)), (name, start, stop)
 
 
+@settings(max_examples=40, deadline=None)
+@given(dtype=st.sampled_from(["F16", "BF16", "F32", "F64", "I16", "U8"]),
+       n=st.integers(1, 40), d=st.integers(1, 5), data=st.data())
+def test_any_block_is_the_slice_of_the_whole(tmp_path_factory, dtype, n, d, data):
+    """block(a, b) equals rows a..b of the whole tensor, and rows() its exact values."""
+    values = RNG.integers(-100, 100, size=(n, d)) / (1 if dtype[0] in "IU" else 16)
+    if dtype == "U8":
+        values = values + 100
+    stored = floats(values, dtype) if dtype in FIELDS else values
+    path = write_st(tmp_path_factory.mktemp("blk") / "m.safetensors",
+                    {"pad": ("U8", np.zeros(data.draw(st.integers(0, 9)))),  # any alignment
+                     "w": (dtype, stored)})
+    t = load_tensor(path, "w")
+    start = data.draw(st.integers(0, n))
+    stop = data.draw(st.integers(start, n))
+    assert np.array_equal(t.block(start, stop), values[start:stop])
+    assert fractions_of(t.rows()) == [[Fraction(x) for x in row] for row in values]
+
+
 # --- name detection -----------------------------------------------------------------
 
 
