@@ -518,6 +518,10 @@ def bad_checkpoints(tmp_path) -> dict[str, tuple[str, str]]:
     cases["tensor not in shard"] = (str(d), 'tensor "b" is not in its shard')
     p = _write(tmp_path / "noshard", "bad.safetensors.index.json", '{"weights": {}}')
     cases["not an index"] = (str(p), 'no "weight_map"')
+    p = _write(tmp_path / "noshard", "b2.safetensors.index.json", '{"weight_map": {"a": 1}}')
+    cases["shard not a name"] = (str(p), 'no "weight_map"')
+    p = _write(tmp_path / "noshard", "b3.safetensors.index.json", '{"weight_map": {')
+    cases["index not JSON"] = (str(p), "invalid JSON")
     cases["not 2-D"] = (write_st(tmp_path / "3d.safetensors", {
         "lm_head.weight": ("F32", floats(np.ones((2, 2, 2))))}), "expected a 2-D tensor")
     cases["no rows"] = (write_st(tmp_path / "r.safetensors", {
