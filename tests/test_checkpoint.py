@@ -408,6 +408,18 @@ def test_npy_heads(tmp_path):
     assert t.block(2, 6).flags.c_contiguous
 
 
+@pytest.mark.parametrize("numpy_dtype", ["float16", "float32", "float64", "int32"])
+def test_checkpoint_and_npy_readers_agree(tmp_path, numpy_dtype):
+    """The old exact .npy reader and the checkpoint reader, on the same values."""
+    values = (RNG.standard_normal((40, 6)) * 1000).astype(numpy_dtype)
+    np.save(tmp_path / "w.npy", values)
+    dtype = {"float16": "F16", "float32": "F32", "float64": "F64", "int32": "I32"}[numpy_dtype]
+    stored = values.view(STORAGE[dtype][1]) if dtype in FIELDS else values
+    path = write_st(tmp_path / "w.safetensors", {"lm_head.weight": (dtype, stored)})
+    assert read_matrix(path) == read_matrix(tmp_path / "w.npy")
+    assert load_head(tmp_path / "w.npy").weights.rows() == read_matrix(tmp_path / "w.npy")
+
+
 def test_npy_exact_fallback_and_refusals(tmp_path):
     big = tmp_path / "u64.npy"
     np.save(big, np.array([[2**64 - 1, 0]], dtype=np.uint64))
