@@ -553,12 +553,14 @@ def as_sqrt_sum(value, strict: bool = True) -> SqrtSum | None:
 # Parser
 # ---------------------------------------------------------------------------
 #
-#   sum     := [sign] product (sign product)*          sign := '+' | '-'
-#   product := factor (('*' | '/') factor)*
+#   sum     := [sign] product (sign [sign] product)*   sign := '+' | '-'
+#   product := factor (('*' | '/') [sign] factor)*
 #   factor  := number | 'sqrt' '(' sum ')' | '(' sum ')'
 #   number  := digits ['.' digits] [('e' | 'E') [sign] digits]   (read exactly)
 #
-# The argument of sqrt must evaluate to a rational >= 0.
+# The argument of sqrt must evaluate to a rational >= 0.  A sign may follow a binary
+# operator (``1+-sqrt(2)/2`` = ``1-sqrt(2)/2``, ``2*-3`` = -6), but a sum starts with at
+# most one sign (``--1`` is refused as a likely typo).
 
 _TOKEN = re.compile(
     r"\s*(?:"
@@ -649,9 +651,11 @@ class _Parser:
         if negative:
             value = -value
         while self.peek() in ("+", "-"):
-            operator = self.take()[1]
+            negative = self.take()[1] == "-"
+            if self.peek() in ("+", "-"):
+                negative ^= self.take()[1] == "-"
             term = self.product()
-            value = value + term if operator == "+" else value - term
+            value = value - term if negative else value + term
         self.depth -= 1
         return value
 
@@ -659,7 +663,12 @@ class _Parser:
         value = self.factor()
         while self.peek() in ("*", "/"):
             _, operator, position = self.take()
+            negative = False
+            if self.peek() in ("+", "-"):
+                negative = self.take()[1] == "-"
             operand = self.factor()
+            if negative:
+                operand = -operand
             if operator == "*":
                 value = value * operand
             elif operand.is_zero():
