@@ -222,3 +222,11 @@ def test_commands_on_huge_norms_finish_fast(tmp_path, command, rows):
     assert result.returncode == 0, result.stderr
     assert "HOLDS" in result.stdout
     assert time.perf_counter() - started < 30
+
+
+def test_numbers_beyond_4300_digits_print_and_read_back():
+    """str(int) refuses more than 4300 digits; the text form must not."""
+    from verify.numbers.sqrt_sum import parse_sqrt_sum
+
+    x = fmpq(7 * 10**9000 + 1, 3 * 10**8000 + 1) * S(2) - fmpq(10**5000)
+    assert parse_sqrt_sum(str(x)) == x

@@ -693,14 +693,18 @@ class SqrtSum:
 
 
 def _format_term(radicand: int, numerator: int, denominator: int) -> str:
-    """|q| * sqrt(radicand) with |q| = numerator/denominator, as p*sqrt(r)/q."""
+    """|q| * sqrt(radicand) with |q| = numerator/denominator, as p*sqrt(r)/q.
+
+    Integers are printed through fmpz: str(int) refuses more than 4300 digits.
+    """
+    numerator, denominator = str(fmpz(numerator)), str(fmpz(denominator))
     if radicand == 1:
-        text = str(numerator)
-    elif numerator == 1:
-        text = f"sqrt({radicand})"
+        text = numerator
+    elif numerator == "1":
+        text = f"sqrt({fmpz(radicand)})"
     else:
-        text = f"{numerator}*sqrt({radicand})"
-    return text if denominator == 1 else f"{text}/{denominator}"
+        text = f"{numerator}*sqrt({fmpz(radicand)})"
+    return text if denominator == "1" else f"{text}/{denominator}"
 
 
 def _from_integer_triples(pairs) -> SqrtSum:
@@ -779,7 +783,7 @@ def _decimal_to_fmpq(literal: str) -> fmpq:
     if abs(exponent) > _MAX_DECIMAL_EXPONENT:
         raise ValueError(f"exponent of {literal!r} is too large")
     whole, _, fraction = mantissa.partition(".")
-    digits = int((whole or "0") + fraction)
+    digits = int(fmpz((whole or "0") + fraction))  # int(str) refuses > 4300 digits
     exponent -= len(fraction)
     if exponent >= 0:
         return fmpq(digits * 10**exponent)
