@@ -372,6 +372,12 @@ def test_float_is_for_display():
         ("0", R(0)),
         ("sqrt(0)", R(0)),
         ("sqrt(2*2)", R(2)),
+        ("1 + -2", R(-1)),
+        ("1+-1*sqrt(2)/2", 1 - S(2) / 2),
+        ("1 - -sqrt(2)", 1 + S(2)),
+        ("1 - +sqrt(2)", 1 - S(2)),
+        ("2*-3", R(-6)),
+        ("2/-sqrt(2)", -S(2)),
     ],
 )
 def test_parse_examples(text, expected):
@@ -402,7 +408,8 @@ def test_parse_examples(text, expected):
         "1e99999",
         "1..2",
         "--1",
-        "1 + -2",
+        "1 + --2",
+        "2 * --3",
         "1 +",
         "x",
         "SQRT(2)",
@@ -416,6 +423,47 @@ def test_parse_examples(text, expected):
 def test_parse_rejects(text):
     with pytest.raises(ValueError):
         parse_sqrt_sum(text)
+
+
+# One signed term q*sqrt(r), spelled in the ways the grammar allows.
+signed_terms = st.tuples(st.integers(-9, 9), st.integers(1, 5), st.integers(1, 12))
+
+
+def _spell_term(numerator, denominator, radicand, style):
+    """|numerator|/denominator*sqrt(radicand) (sign left out), in one of several spellings."""
+    a = abs(numerator)
+    return [
+        f"{a}*sqrt({radicand})/{denominator}",
+        f"{a}/{denominator}*sqrt({radicand})",
+        f"sqrt({radicand})*{a}/{denominator}",
+        f"({a}*sqrt({radicand}))/{denominator}",
+    ][style % 4]
+
+
+def _joint(negative, style):
+    """The text between two terms for a term of the given sign."""
+    if negative:
+        return [" - ", "+-", " + -", "-", "+ -1*"][style % 5]
+    return [" + ", "+", " - -", "- -", "+ +"][style % 5]
+
+
+@given(st.lists(st.tuples(signed_terms, st.integers(0, 19)), min_size=1, max_size=5))
+@SETTINGS
+def test_parse_signed_spellings_agree(terms):
+    """``a + -b``, ``a+-1*b``, ``a - b``, ``a - -c`` ... all read as the same number,
+    which sympy (an independent parser) also reads from the same text."""
+    expected = SqrtSum(0)
+    text = ""
+    for index, ((numerator, denominator, radicand), style) in enumerate(terms):
+        expected += fmpq(numerator, denominator) * S(radicand)
+        body = _spell_term(numerator, denominator, radicand, style)
+        if index == 0:
+            text = ("-" if numerator < 0 else "") + body
+        else:
+            text += _joint(numerator < 0, style // 4) + body
+    value = parse_sqrt_sum(text)
+    assert value == expected
+    assert sympy.simplify(sympy.sympify(text) - value.to_sympy()) == 0
 
 
 def test_parse_rejects_non_strings():

@@ -258,18 +258,24 @@ def _proportional(u, v) -> bool:
 def _exact_simplex(Z: list[list[int]]) -> Evidence:
     """Decide exactly by the simplex method over Q (phase 1 on the Gordan system).
 
-    :func:`verify.field_simplex.strict_feasibility_over` over ``fmpq``: a basic solution
+    The method of :func:`verify.field_simplex.strict_feasibility_over`, run on integers
+    by :func:`verify.integer_simplex.gordan_integer_simplex` (same answers, no
+    fractions): a basic solution
     of ``{y >= 0, A^T y = 0, sum y = 1}`` has at most ``rank(A) + 1`` non-zeros; if there
     is none, the optimal phase-1 duals give the witness. (sympy's ``linprog`` returned
     a feasible point for an infeasible system in our tests, and cddlib's exact build
     needs a system library, hence this small method; its answers are checked exactly
     like any other.)
     """
-    from verify.field_simplex import strict_feasibility_over
+    from verify.integer_simplex import gordan_integer_simplex
 
-    evidence = strict_feasibility_over(Z, fmpq(1))
+    evidence = gordan_integer_simplex(Z)
     if isinstance(evidence, GordanCertificate):
-        return reduce_certificate(Z, evidence)
+        # Already minimal, no reduction needed: the support columns (a_i; 1) of a basic
+        # solution are linearly independent, so no y != 0 on the support has
+        # sum y_i a_i = 0 and sum y_i = 0, and the dependencies of the support rows
+        # form a space of dimension <= 1 (what reduce_certificate would establish).
+        return evidence
     point = [fmpq(a) for a in evidence.point]
     den = lcm(*(int(x.q) for x in point))
     return Witness(point=_primitive_point([int(x * den) for x in point]))

@@ -18,6 +18,24 @@ This method is independent of :mod:`verify.arrangement.cocircuits` (it uses only
 LP oracle of :mod:`verify.feasibility`), which makes it a cross-check and the source of
 completeness certificates; for enumeration speed the cocircuit method is preferred.
 
+Small systems first (constraint generation)
+-------------------------------------------
+A cell is cut out by its walls, usually a handful of the ``K`` hyperplanes, so each
+orthant is first decided on a *subsystem*: the flipped hyperplane and the rows that
+earlier questions about the same cell needed. A Gordan certificate of a subsystem
+refutes the whole orthant (it combines rows of the orthant's system to 0). A witness of
+a subsystem is checked exactly against every row; if it fails some, a few of them join
+the subsystem and the question is asked again. This ends after at most ``K`` rounds
+(the subsystem only grows) with an answer about the whole orthant, exact as before; the
+linear programs have a few rows instead of ``K``, which is what made the search slow
+with many hyperplanes or huge entries (``benchmarks/bench_graph_search.py``).
+
+Certificates are reused: a Gordan certificate ``sum_{i in S} y_i s_i h_i = 0`` refutes
+every orthant with the same signs ``s_i`` on its support ``S``, and neighbouring cells
+mostly share the signs near a hyperplane. So the last few certificates found for each
+flipped hyperplane are tried (a comparison of at most ``rank + 1`` signs each) before
+any linear program.
+
 Reference
 ---------
 D. Avis and K. Fukuda, "Reverse search for enumeration", *Discrete Appl. Math.* 65
@@ -65,6 +83,49 @@ def generic_point(H) -> tuple[int, ...]:
         t += 1
 
 
+#: Rows failed by a subsystem's witness that join the subsystem per round.
+ROWS_ADDED_PER_ROUND = 4
+#: Certificates remembered per flipped hyperplane, most recently useful first.
+RECENT_CERTIFICATES = 8
+
+
+def _reused_certificate(recent: list, signs) -> GordanCertificate | None:
+    """A remembered certificate whose support has the signs ``signs`` (then it refutes
+    this orthant too: the same rows are combined to 0); moved to the front."""
+    for index, (certificate, support_signs) in enumerate(recent):
+        if all(signs[i] == s for (i, _), s in zip(certificate.multipliers, support_signs)):
+            if index:
+                recent.insert(0, recent.pop(index))
+            return certificate
+    return None
+
+
+def _remember(recent: list, certificate: GordanCertificate, signs) -> None:
+    recent.insert(0, (certificate, tuple(signs[i] for i, _ in certificate.multipliers)))
+    del recent[RECENT_CERTIFICATES:]
+
+
+def decide_orthant(H, signs, active: list[int]) -> Witness | GordanCertificate:
+    """Decide the orthant ``signs`` (``s_i h_i . z > 0`` for all ``i``) exactly, asking
+    the subsystem on the rows ``active`` first (see the module docstring).
+
+    ``active`` is extended in place by the rows that were needed. A certificate's
+    multipliers are indexed by hyperplane, a witness satisfies every row.
+    """
+    while True:
+        evidence = strict_feasibility([[signs[i] * a for a in H[i]] for i in active])
+        if isinstance(evidence, GordanCertificate):
+            return GordanCertificate(multipliers=tuple(sorted(
+                (active[i], y) for i, y in evidence.multipliers)))
+        point = evidence.point
+        chosen = set(active)
+        failed = [i for i in range(len(H))
+                  if i not in chosen and signs[i] * dot(H[i], point) <= 0]
+        if not failed:
+            return evidence
+        active.extend(failed[:ROWS_ADDED_PER_ROUND])
+
+
 def search_topes(H) -> GraphSearchResult:
     """Breadth-first search of the tope graph of the hyperplanes with normals ``H``."""
     K = len(H)
@@ -73,16 +134,23 @@ def search_topes(H) -> GraphSearchResult:
     start = tuple(1 if dot(h, z0) > 0 else -1 for h in H)
     result.cells[start] = z0
     queue = deque([start])
+    recent: list[list] = [[] for _ in range(K)]  # per flipped hyperplane
     while queue:
         tope = queue.popleft()
+        needed: list[int] = []  # rows that questions about this cell needed so far
         for c in range(K):
             flipped = tope[:c] + (-tope[c],) + tope[c + 1:]
             if flipped in result.cells:
                 if tope < flipped:
                     result.edges.append((tope, flipped, c))
                 continue
-            rows = [[s * a for a in h] for s, h in zip(flipped, H)]
-            evidence = strict_feasibility(rows)
+            evidence = _reused_certificate(recent[c], flipped)
+            if evidence is None:
+                active = [c] + [i for i in needed if i != c]
+                evidence = decide_orthant(H, flipped, active)
+                needed.extend(i for i in active if i != c and i not in needed)
+                if isinstance(evidence, GordanCertificate):
+                    _remember(recent[c], evidence, flipped)
             if isinstance(evidence, Witness):
                 result.cells[flipped] = evidence.point
                 result.edges.append((min(tope, flipped), max(tope, flipped), c))

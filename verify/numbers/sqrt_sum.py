@@ -4,30 +4,58 @@ An element of this module is a real number
 
     x = sum_k  q_k * sqrt(r_k),        q_k in Q \ {0},
 
-where the radicands r_k are *distinct squarefree positive integers* (r = 1 carries
-the rational part).  Every such sum lies in the field K = Q(sqrt(2), sqrt(3),
-sqrt(5), ...), and the representation above is unique:
+with distinct positive integer radicands r_k (r = 1 carries the rational part).  Every
+such sum lies in the field K = Q(sqrt(2), sqrt(3), sqrt(5), ...).
+
+**Normal form without factoring.**  Deciding squarefreeness is as hard as factoring, so
+radicands are not made squarefree.  Instead the radicands of a number are *basis
+products*: there is a set B of pairwise coprime integers b > 1, none a perfect square,
+such that every radicand is a product of distinct elements of B (r = 1 the empty
+product).  Such a B is a coprime (gcd-free) basis; it is built and refined with gcds
+only, never with a prime factorisation (see :func:`_coprime_basis`).
 
 **Theorem (Besicovitch 1940).**  The square roots of distinct squarefree positive
 integers are linearly independent over Q.
 
-Hence the dictionary {r_k: q_k} is a canonical form: ``x == 0`` exactly when the
-dictionary is empty, and two sums are equal exactly when their dictionaries are.
-No floating-point number is ever consulted for an equality.
+**Corollary.**  Over one such B, the square roots of distinct basis products are
+linearly independent over Q.  *Proof.*  Write sf(n) for the squarefree part of n (the
+product of the primes dividing n to an odd power), so sqrt(n) = (rational) * sqrt(sf(n)).
+Each sf(b) > 1 because b is not a square, and the sf(b) are pairwise coprime because
+the b are.  For a basis product r = prod_{b in S} b, coprimality gives
+sf(r) = prod_{b in S} sf(b), so distinct sets S give distinct squarefree sf(r); apply
+the theorem.  []
 
-Multiplication stays inside the canonical form without factoring: for squarefree
-a, b with g = gcd(a, b), the numbers a/g and b/g are coprime and squarefree, so
+Hence, for two numbers written over one common basis, ``x == y`` exactly when their
+dictionaries {r_k: q_k} are equal, and ``x == 0`` exactly when the dictionary is empty.
+When two numbers with different bases meet, the union of their radicands is refined to
+a common basis first (:func:`_common_form`); a radicand r = prod b^e over the refined
+basis becomes prod b^(e // 2) * sqrt(prod_{e odd} b).  No floating-point number is
+ever consulted for an equality.
+
+What is canonical for *every* normal form, whatever its basis: each term q sqrt(r) is
+the unique term of its class sf(r) in the Besicovitch form, so the number of terms,
+the rational part (the term r = 1; no other basis product is a square) and the signed
+squares sign(q) q^2 r of the terms are invariants of the number; hashing uses them.
+The radicands themselves are squarefree, as in the Besicovitch form, except when a
+square p^2 of a prime p >= 2^15 divides a radicand without being detected (never for
+radicands below 2^45): prime factors below 2^15 are split off by trial division so that
+numbers of everyday size print in the usual form (``2*sqrt(2)``, not ``sqrt(8)``).
+Everything costs a polynomial in the bit size of the inputs.
+
+Multiplication stays inside the normal form: for basis products a, b over one basis
+with g = gcd(a, b) (the product of their common elements), (a/g)(b/g) is the product
+of the elements in exactly one of them, so
 
     sqrt(a) * sqrt(b) = g * sqrt((a/g) * (b/g))
 
-is again of the form rational * sqrt(squarefree).
+is again of the form rational * sqrt(basis product).
 
 **Inverses.**  For a prime p the map sigma_p : sqrt(p) -> -sqrt(p) (fixing the square
 roots of all other primes) is a field automorphism of K.  If d = A + B*sqrt(p) with
 A, B free of sqrt(p), then d * sigma_p(d) = A^2 - p*B^2 is free of sqrt(p), and it is
 non-zero when d is, because sigma_p is injective.  Multiplying numerator and
-denominator by sigma_p(d) for one prime class after another makes the denominator
-rational after at most (number of primes in its radicands) steps.
+denominator by sigma_p(d) for one class of primes after another makes the denominator
+rational after at most (number of basis elements in its radicands) steps.
 
 **Signs.**  The sign of a non-zero x is decided with ball arithmetic (``arb``): the
 value is enclosed in an interval that is guaranteed to contain it, at 64, 128, 256,
@@ -55,8 +83,8 @@ __all__ = [
     "cosine_matrix",
 ]
 
-# A canonical term dictionary: squarefree radicand (Python int, 1 = rational part)
-# -> non-zero fmpq coefficient.  Python ints hash faster than fmpz.
+# A term dictionary in normal form: radicand (Python int, a basis product, 1 = rational
+# part) -> non-zero fmpq coefficient.  Python ints hash faster than fmpz.
 Terms = dict
 
 _RATIONAL_TYPES = (int, fmpz, fmpq, Fraction)
@@ -67,23 +95,104 @@ _RATIONAL_TYPES = (int, fmpz, fmpq, Fraction)
 # ---------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1 << 16)
-def _squarefree_decomposition(n: int) -> tuple[int, int]:
-    """Return (s, r) with n = s**2 * r and r squarefree, for an integer n >= 1.
+# Prime factors below 2**_TRIAL_DIVISION_BITS are split off by trial division (so that
+# radicands of everyday size come out squarefree); larger parts are only split by gcds.
+_TRIAL_DIVISION_BITS = 15
 
-    This is the only place where integers are factored.
+
+def _coprime_basis(numbers: Iterable[int]) -> list[int]:
+    """A coprime (gcd-free) basis of the integers > 1 among ``numbers``.
+
+    Returns pairwise coprime integers b > 1 such that every input is a product of
+    powers of them.  Factor refinement (Bach, Driscoll and Shallit, J. Algorithms 1993)
+    in its plainest form: a pending number a that meets a basis element b with
+    g = gcd(a, b) > 1 is dropped if a = b, and otherwise a and b are replaced by the
+    pending numbers b/g, g, a/g.  Invariants: every input is a product of powers of
+    basis and pending numbers; the basis is pairwise coprime (a joins it only when
+    coprime to all of it).  Each step divides the product of all basis and pending
+    numbers by g >= 2 (by a >= 2 when a repeats b), so there are at most
+    log2(product of the inputs) steps of at most len(basis) gcds each: polynomial in
+    the bit size, whatever the prime factors.
+
+    >>> sorted(_coprime_basis([12, 18]))
+    [2, 3]
+    >>> sorted(_coprime_basis([6 * (10**6 + 3), 10, 15]))
+    [2, 3, 5, 1000003]
+    """
+    basis: list[int] = []
+    pending = [n for n in numbers if n > 1]
+    while pending:
+        a = pending.pop()
+        for index, b in enumerate(basis):
+            g = gcd(a, b)
+            if g > 1:
+                if a != b:
+                    del basis[index]
+                    pending.extend(m for m in (b // g, g, a // g) if m > 1)
+                break
+        else:
+            basis.append(a)
+    return basis
+
+
+def _non_square_root(b: int) -> int:
+    """The c with b = c**(2**k) for some k >= 0 and c not a perfect square (b > 1)."""
+    while True:
+        c = isqrt(b)
+        if c * c != b:
+            return b
+        b = c
+
+
+def _non_square_basis(numbers: Iterable[int]) -> tuple[int, ...]:
+    """A coprime basis of the numbers (as :func:`_coprime_basis`) without squares, sorted.
+
+    Replacing each element b = c**(2**k) by c keeps the elements pairwise coprime and
+    every number a product of powers of them, and makes every element a non-square.
+    """
+    return tuple(sorted(_non_square_root(b) for b in _coprime_basis(numbers)))
+
+
+def _split_over(n: int, basis: Sequence[int]) -> tuple[int, int]:
+    """(s, r) with n = s**2 * r and r a product of distinct basis elements.
+
+    ``n`` must be a product of powers of the (pairwise coprime) basis elements:
+    with n = prod b^e, s = prod b^(e // 2) and r = prod_{e odd} b.
+    """
+    s = r = 1
+    rest = n
+    for b in basis:
+        exponent = 0
+        while rest % b == 0:
+            rest //= b
+            exponent += 1
+        if exponent:
+            s *= b ** (exponent // 2)
+            if exponent % 2:
+                r *= b
+    if rest != 1:
+        raise ArithmeticError(f"{n} is not a product of powers of the basis {basis}")
+    return s, r
+
+
+@lru_cache(maxsize=1 << 16)
+def _square_decomposition(n: int) -> tuple[int, int]:
+    """Return (s, r) with n = s**2 * r and r a basis product (see the module docstring),
+    for an integer n >= 1; r = 1 exactly when n is a perfect square.
+
+    The basis is the non-square coprime basis of the prime factors of n below 2^15
+    (trial division) and of the cofactor, which is not factored.  Cost: polynomial in
+    the bit size of n.
+
+    >>> _square_decomposition(72)
+    (6, 2)
+    >>> _square_decomposition((10**60 + 1)**2 * 7)
+    (1000000000000000000000000000000000000000000000000000000000001, 7)
     """
     if n < 1:
-        raise ValueError(f"squarefree decomposition needs a positive integer, got {n}")
-    root, remainder = fmpz(n).sqrtrem()
-    if remainder == 0:
-        return int(root), 1
-    square_root_part, squarefree_part = 1, 1
-    for prime, exponent in fmpz(n).factor():
-        square_root_part *= int(prime) ** (exponent // 2)
-        if exponent % 2:
-            squarefree_part *= int(prime)
-    return square_root_part, squarefree_part
+        raise ValueError(f"square decomposition needs a positive integer, got {n}")
+    atoms = [int(p) for p, _ in fmpz(n).factor_smooth(_TRIAL_DIVISION_BITS)]
+    return _split_over(n, _non_square_basis(atoms))
 
 
 def _to_fmpq(value) -> fmpq:
@@ -107,7 +216,7 @@ def _to_fmpq(value) -> fmpq:
 
 
 def _multiply_radicands(a: int, b: int) -> tuple[int, int]:
-    """sqrt(a) * sqrt(b) = factor * sqrt(radicand) for squarefree a, b."""
+    """sqrt(a) * sqrt(b) = factor * sqrt(radicand) for basis products a, b over one basis."""
     if a == 1:
         return 1, b
     if b == 1:
@@ -151,11 +260,13 @@ def _scale(a: Terms, factor: fmpq) -> Terms:
 def _splitting_radicand(radicands: Iterable[int]) -> int:
     """Return b > 1 such that every radicand r is divisible by b or coprime to b.
 
-    Then, for any prime p dividing b, "p divides r" is the same as "b divides r",
-    so negating the terms whose radicand is divisible by b is exactly the
-    automorphism sigma_p -- without having to factor anything.  The loop keeps
-    this invariant because b only ever shrinks to a divisor of itself: a radicand
-    s already seen had gcd(b_old, s) in {1, b_old}, hence gcd(b, s) in {1, b}.
+    For basis products over one basis (module docstring) b is then a product of a set
+    T of basis elements that every radicand contains entirely or not at all.  Take a
+    prime p with an odd exponent in some element of T (it is not a square): sqrt(r)
+    changes sign under sigma_p exactly when b divides r, so negating the terms whose
+    radicand is divisible by b is the automorphism sigma_p -- without knowing p.  The
+    loop keeps the invariant because b only ever shrinks to a divisor of itself: a
+    radicand s already seen had gcd(b_old, s) in {1, b_old}, hence gcd(b, s) in {1, b}.
     """
     b = 0
     for s in radicands:
@@ -171,8 +282,63 @@ def _splitting_radicand(radicands: Iterable[int]) -> int:
 
 
 def _conjugate(a: Terms, b: int) -> Terms:
-    """Apply sigma_p for the primes p dividing b (see _splitting_radicand)."""
+    """Apply sigma_p for a prime p as in _splitting_radicand."""
     return {r: (-q if r % b == 0 else q) for r, q in a.items()}
+
+
+@lru_cache(maxsize=1 << 14)
+def _rewriting(radicands: frozenset) -> dict | None:
+    """How basis products from several normal forms read over one common basis.
+
+    Returns {r: (s, r')} with sqrt(r) = s * sqrt(r') and r' a basis product over the
+    non-square coprime basis of all the radicands, for the radicands that change; None
+    when none does (the radicands are already basis products over one basis).
+    """
+    basis = _non_square_basis(radicands)
+    changes = {}
+    for r in radicands:
+        s, new = _split_over(r, basis)
+        if new != r:
+            changes[r] = (s, new)
+    return changes or None
+
+
+def _rewrite(a: Terms, changes: dict) -> Terms:
+    """The terms of `a` with their radicands rewritten by `changes` (see _rewriting)."""
+    acc: Terms = {}
+    for r, q in a.items():
+        change = changes.get(r)
+        if change is not None:
+            s, r = change
+            q = q * s
+        previous = acc.get(r)
+        acc[r] = q if previous is None else previous + q
+    return _clean(acc)
+
+
+def _common_forms(dictionaries: Sequence[Terms]) -> list[Terms]:
+    """The same numbers in normal form over one common basis (module docstring).
+
+    A set of radicands containing those of all the others is already such a basis
+    (each dictionary is in normal form); otherwise the union is refined by gcds.
+    """
+    largest = max(dictionaries, key=len, default={})
+    if all(d.keys() <= largest.keys() for d in dictionaries):
+        return list(dictionaries)
+    changes = _rewriting(frozenset().union(*dictionaries))
+    if changes is None:
+        return list(dictionaries)
+    return [_rewrite(d, changes) for d in dictionaries]
+
+
+def _common_form(a: Terms, b: Terms) -> tuple[Terms, Terms]:
+    """Two numbers over one common basis (see _common_forms)."""
+    if a.keys() <= b.keys() or b.keys() <= a.keys():
+        return a, b
+    changes = _rewriting(frozenset(a.keys() | b.keys()))
+    if changes is None:
+        return a, b
+    return _rewrite(a, changes), _rewrite(b, changes)
 
 
 # ---------------------------------------------------------------------------
@@ -224,16 +390,18 @@ class SqrtSum:
     def sqrt(cls, q) -> SqrtSum:
         """The non-negative square root of a rational q >= 0.
 
-        sqrt(n/d) with n, d coprime: write n = s^2 r and d = t^2 u (r, u squarefree);
-        r and u are coprime, so sqrt(n/d) = s*sqrt(r*u) / (t*u) with r*u squarefree.
+        sqrt(n/d) with n, d coprime: write n = s^2 r and d = t^2 u (r, u basis
+        products, see _square_decomposition); the bases of n and d are coprime to each
+        other, so sqrt(n/d) = s*sqrt(r*u) / (t*u) with r*u a basis product over their
+        union.
         """
         q = _to_fmpq(q)
         if q < 0:
             raise ValueError(f"square root of the negative number {q}")
         if not q:
             return ZERO
-        s, r = _squarefree_decomposition(int(q.p))
-        t, u = _squarefree_decomposition(int(q.q))
+        s, r = _square_decomposition(int(q.p))
+        t, u = _square_decomposition(int(q.q))
         return cls._from_terms({r * u: fmpq(s, t * u)})
 
     @classmethod
@@ -243,17 +411,20 @@ class SqrtSum:
         Radicands are rationals >= 0 and need not be squarefree or distinct.
         """
         items = terms.items() if isinstance(terms, Mapping) else terms
-        acc: Terms = {}
+        total = ZERO
         for radicand, coefficient in items:
-            root = cls.sqrt(radicand)
-            _add_into(acc, _scale(root._terms, _to_fmpq(coefficient)))
-        return cls._from_terms(_clean(acc))
+            total = total + cls.sqrt(radicand) * _to_fmpq(coefficient)
+        return total
 
     # -- inspection ----------------------------------------------------------
 
     @property
     def terms(self) -> tuple[tuple[int, fmpq], ...]:
-        """The canonical form as pairs (squarefree radicand, coefficient), by radicand."""
+        """The normal form as pairs (radicand, coefficient), by radicand.
+
+        Radicands are basis products (module docstring): squarefree for everyday
+        sizes, and in any case of distinct squarefree parts.
+        """
         return tuple(sorted(self._terms.items()))
 
     def is_zero(self) -> bool:
@@ -277,8 +448,9 @@ class SqrtSum:
         other = as_sqrt_sum(other, strict=False)
         if other is None:
             return NotImplemented
-        acc = dict(self._terms)
-        _add_into(acc, other._terms)
+        a, b = _common_form(self._terms, other._terms)
+        acc = dict(a)
+        _add_into(acc, b)
         return SqrtSum._from_terms(_clean(acc))
 
     __radd__ = __add__
@@ -293,8 +465,9 @@ class SqrtSum:
         other = as_sqrt_sum(other, strict=False)
         if other is None:
             return NotImplemented
-        acc = dict(self._terms)
-        _add_into(acc, other._terms, negate=True)
+        a, b = _common_form(self._terms, other._terms)
+        acc = dict(a)
+        _add_into(acc, b, negate=True)
         return SqrtSum._from_terms(_clean(acc))
 
     def __rsub__(self, other):
@@ -311,8 +484,9 @@ class SqrtSum:
             return SqrtSum._from_terms(_scale(self._terms, other.to_rational()))
         if self.is_rational():
             return SqrtSum._from_terms(_scale(other._terms, self.to_rational()))
+        a, b = _common_form(self._terms, other._terms)
         acc: Terms = {}
-        _add_product(acc, self._terms, other._terms)
+        _add_product(acc, a, b)
         return SqrtSum._from_terms(_clean(acc))
 
     __rmul__ = __mul__
@@ -443,7 +617,13 @@ class SqrtSum:
         other = as_sqrt_sum(other, strict=False)
         if other is None:
             return NotImplemented
-        return self._terms == other._terms
+        a, b = self._terms, other._terms
+        if a == b:
+            return True
+        if len(a) != len(b):  # the number of terms is an invariant (module docstring)
+            return False
+        a, b = _common_form(a, b)
+        return a == b
 
     def __hash__(self) -> int:
         if self._hash is None:
@@ -451,7 +631,9 @@ class SqrtSum:
                 # Agree with hash(int), hash(Fraction) and hash(fmpq) of equal value.
                 value = hash(self.to_rational())
             else:
-                value = hash(tuple(sorted(self._terms.items())))
+                # The signed squares of the terms do not depend on the basis.
+                value = hash(frozenset(q * q * r if q > 0 else -(q * q * r)
+                                       for r, q in self._terms.items()))
             object.__setattr__(self, "_hash", value)
         return self._hash
 
@@ -511,14 +693,18 @@ class SqrtSum:
 
 
 def _format_term(radicand: int, numerator: int, denominator: int) -> str:
-    """|q| * sqrt(radicand) with |q| = numerator/denominator, as p*sqrt(r)/q."""
+    """|q| * sqrt(radicand) with |q| = numerator/denominator, as p*sqrt(r)/q.
+
+    Integers are printed through fmpz: str(int) refuses more than 4300 digits.
+    """
+    numerator, denominator = str(fmpz(numerator)), str(fmpz(denominator))
     if radicand == 1:
-        text = str(numerator)
-    elif numerator == 1:
-        text = f"sqrt({radicand})"
+        text = numerator
+    elif numerator == "1":
+        text = f"sqrt({fmpz(radicand)})"
     else:
-        text = f"{numerator}*sqrt({radicand})"
-    return text if denominator == 1 else f"{text}/{denominator}"
+        text = f"{numerator}*sqrt({fmpz(radicand)})"
+    return text if denominator == "1" else f"{text}/{denominator}"
 
 
 def _from_integer_triples(pairs) -> SqrtSum:
@@ -553,12 +739,14 @@ def as_sqrt_sum(value, strict: bool = True) -> SqrtSum | None:
 # Parser
 # ---------------------------------------------------------------------------
 #
-#   sum     := [sign] product (sign product)*          sign := '+' | '-'
-#   product := factor (('*' | '/') factor)*
+#   sum     := [sign] product (sign [sign] product)*   sign := '+' | '-'
+#   product := factor (('*' | '/') [sign] factor)*
 #   factor  := number | 'sqrt' '(' sum ')' | '(' sum ')'
 #   number  := digits ['.' digits] [('e' | 'E') [sign] digits]   (read exactly)
 #
-# The argument of sqrt must evaluate to a rational >= 0.
+# The argument of sqrt must evaluate to a rational >= 0.  A sign may follow a binary
+# operator (``1+-sqrt(2)/2`` = ``1-sqrt(2)/2``, ``2*-3`` = -6), but a sum starts with at
+# most one sign (``--1`` is refused as a likely typo).
 
 _TOKEN = re.compile(
     r"\s*(?:"
@@ -595,7 +783,7 @@ def _decimal_to_fmpq(literal: str) -> fmpq:
     if abs(exponent) > _MAX_DECIMAL_EXPONENT:
         raise ValueError(f"exponent of {literal!r} is too large")
     whole, _, fraction = mantissa.partition(".")
-    digits = int((whole or "0") + fraction)
+    digits = int(fmpz((whole or "0") + fraction))  # int(str) refuses > 4300 digits
     exponent -= len(fraction)
     if exponent >= 0:
         return fmpq(digits * 10**exponent)
@@ -649,9 +837,11 @@ class _Parser:
         if negative:
             value = -value
         while self.peek() in ("+", "-"):
-            operator = self.take()[1]
+            negative = self.take()[1] == "-"
+            if self.peek() in ("+", "-"):
+                negative ^= self.take()[1] == "-"
             term = self.product()
-            value = value + term if operator == "+" else value - term
+            value = value - term if negative else value + term
         self.depth -= 1
         return value
 
@@ -659,7 +849,12 @@ class _Parser:
         value = self.factor()
         while self.peek() in ("*", "/"):
             _, operator, position = self.take()
+            negative = False
+            if self.peek() in ("+", "-"):
+                negative = self.take()[1] == "-"
             operand = self.factor()
+            if negative:
+                operand = -operand
             if operator == "*":
                 value = value * operand
             elif operand.is_zero():
@@ -713,9 +908,10 @@ def dot(u: Sequence, v: Sequence) -> SqrtSum:
     """sum_i u_i * v_i for equal-length vectors of exact numbers."""
     if len(u) != len(v):
         raise ValueError(f"dot product of vectors of lengths {len(u)} and {len(v)}")
+    entries = _common_forms([as_sqrt_sum(x)._terms for x in (*u, *v)])
     acc: Terms = {}
-    for a, b in zip(u, v):
-        _add_product(acc, as_sqrt_sum(a)._terms, as_sqrt_sum(b)._terms)
+    for a, b in zip(entries[: len(u)], entries[len(u):]):
+        _add_product(acc, a, b)
     return SqrtSum._from_terms(_clean(acc))
 
 
@@ -740,6 +936,8 @@ def det(matrix: Sequence[Sequence]) -> SqrtSum:
     for i, row in enumerate(rows):
         if len(row) != n:
             raise ValueError(f"det needs a square matrix: row {i} has {len(row)} entries, expected {n}")
+    entries = iter(_common_forms([entry for row in rows for entry in row]))
+    rows = [[next(entries) for _ in row] for row in rows]
     if n == 0:
         return ONE
     if n <= _MINOR_EXPANSION_LIMIT:
@@ -832,10 +1030,12 @@ def _primitive_integer_row(row: Sequence, index: int) -> list[int]:
 def cosine_matrix(rows: Sequence[Sequence]) -> list[list[SqrtSum]]:
     """C_ij = w_i.w_j / (|w_i| |w_j|) exactly, for rows w_i with rational entries.
 
-    With integer rows (see _primitive_integer_row), |w_i|^2 = s_i^2 r_i with r_i
-    squarefree, g = gcd(r_i, r_j) and R = (r_i/g)(r_j/g) squarefree:
+    With integer rows (see _primitive_integer_row), |w_i|^2 = s_i^2 r_i with the r_i
+    basis products over one common basis (module docstring), g = gcd(r_i, r_j) and
+    R = (r_i/g)(r_j/g) again a basis product:
         C_ij = (w_i.w_j) / (s_i s_j g sqrt(R)) = (w_i.w_j) / (s_i s_j g R) * sqrt(R),
-    one term q*sqrt(R).  Only the n norms are factored.  The diagonal is exactly 1.
+    one term q*sqrt(R).  Only the n norms are decomposed, by gcds and trial division
+    (never factored).  The diagonal is exactly 1.
 
     Since C = D^-1 G D^-1 with G the Gram matrix and D = diag(|w_i|), every minor
     is a single term as well: det C[I, J] = det G[I, J] / (prod_I |w_i| prod_J |w_j|).
@@ -851,7 +1051,13 @@ def cosine_matrix(rows: Sequence[Sequence]) -> list[list[SqrtSum]]:
         norm_squared = sum(m * m for m in v)
         if norm_squared == 0:
             raise ValueError(f"row {i} is the zero vector: its cosine similarity is undefined")
-        decompositions.append(_squarefree_decomposition(norm_squared))
+        decompositions.append(_square_decomposition(norm_squared))
+    changes = _rewriting(frozenset(r for _, r in decompositions))
+    if changes is not None:
+        for i, (s, r) in enumerate(decompositions):
+            if r in changes:
+                t, r = changes[r]
+                decompositions[i] = (s * t, r)
 
     n = len(vectors)
     matrix: list[list[SqrtSum]] = [[ONE] * n for _ in range(n)]
