@@ -548,14 +548,29 @@ def _output(path):
 
 
 def _print_count(args, source, n, d) -> int:
+    """``--count-only``: the count, and Zaslavsky's count of the same arrangement."""
     count = sum(len(signs) for signs, _ in source.blocks(witnesses=False))
+    zaslavsky = None
+    if source.result is None:
+        from verify.arrangement.zaslavsky import cell_count
+
+        zaslavsky = cell_count(source.reduced.H)
     if args.json or args.format == "json":
-        json.dump({"kind": args.kind, "n": n, "d": d, "count": count}, sys.stdout,
-                  separators=(",", ":"))
+        json.dump({"kind": args.kind, "n": n, "d": d, "count": count,
+                   "zaslavsky": zaslavsky}, sys.stdout, separators=(",", ":"))
         sys.stdout.write("\n")
     else:
         what = "ranking" if args.kind == "ranking" else "cell"
-        print(f"{count} {what}{'s' if count != 1 else ''}")
+        check = ("Zaslavsky's formula (lattice of flats) gives the same count"
+                 if zaslavsky == count else
+                 "the lattice of flats is too large for Zaslavsky's check"
+                 if zaslavsky is None else f"Zaslavsky's formula gives {zaslavsky}")
+        print(f"{count} {what}{'s' if count != 1 else ''}"
+              + ("" if source.result is not None else f"; {check}"))
+    if zaslavsky is not None and zaslavsky != count:
+        print(f"verify: error: internal error: {count} cells enumerated, Zaslavsky's "
+              f"formula gives {zaslavsky}", file=sys.stderr)
+        return 1
     return 0
 
 
