@@ -59,7 +59,7 @@ from verify.arrangement.oriented_matroid import compose, unique_signs
 
 #: Beyond this many ``(r-1)``-subsets the enumeration refuses to start.
 MAX_SUBSETS = 20_000_000
-_CHUNK = 100_000
+_CHUNK = 20_000
 _INT64_SAFE = 1 << 62
 
 
