@@ -116,11 +116,20 @@ def write_json(out, blocks, *, kind: str, n: int, d: int) -> None:
               .encode("ascii"))
     _sections(out, [quoted_signs(signs) for signs, _ in blocks])
     out.write(b'],"witnesses":[')
-    _sections(out, (_joined(witness_json(Z)) for _, Z in blocks))
+    _sections(out, (_joined(witness_json(Z)) for _, Z in _slices(blocks)))
     if kind == "ranking":
         out.write(b'],"rankings":[')
-        _sections(out, (_joined(ranking_json(rankings_of(signs, n))) for signs, _ in blocks))
+        _sections(out, (_joined(ranking_json(rankings_of(signs, n)))
+                        for signs, _ in _slices(blocks)))
     out.write(b"]}\n")
+
+
+def _slices(blocks, rows: int = 8192):
+    """The non-empty blocks cut into pieces of at most ``rows`` cells: the string arrays
+    of one piece take a few MB, however large the block."""
+    for signs, Z in blocks:
+        for start in range(0, len(signs), rows):
+            yield signs[start:start + rows], Z[start:start + rows]
 
 
 def _sections(out, pieces) -> None:
@@ -140,9 +149,7 @@ def write_jsonl(out, blocks, *, kind: str, n: int) -> int:
     """One line per cell (see the module docstring); returns the number of cells."""
     add = np.strings.add
     count = 0
-    for signs, Z in blocks:
-        if len(signs) == 0:
-            continue
+    for signs, Z in _slices(blocks):
         text = sign_text(signs)
         strings = np.ascontiguousarray(text).view(f"S{signs.shape[1]}").ravel().astype(str) \
             if signs.shape[1] else np.full(len(signs), "")
