@@ -30,6 +30,14 @@ def _create_temporary(directory: Path, name: str) -> tuple[int, Path]:
     raise FileExistsError(f"could not create a temporary file in {directory}")
 
 
+def _write_all(fd: int, data: bytes) -> None:
+    """Write every byte: os.write may write fewer than asked."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
 def _sync_directory(directory: Path) -> None:
     """Make the rename itself durable, where the platform allows it."""
     try:
@@ -52,7 +60,7 @@ def write_text_atomic(path, text: str) -> None:
 def write_bytes_atomic(path, data: bytes) -> None:
     """Replace the file at ``path`` by ``data``, atomically."""
     with open_atomic(path) as handle:
-        handle.write(data)
+        _write_all(handle.fileno(), data)
 
 
 @contextmanager
