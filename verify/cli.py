@@ -52,6 +52,26 @@ def build_parser() -> argparse.ArgumentParser:
                         "candidate orthant (default: cocircuits)")
     p.add_argument("--limit", type=non_negative_int, default=20, metavar="K",
                    help="rows shown in the table (0: all; default 20)")
+    p.add_argument("--format", choices=("table", "json", "jsonl", "npz"), default=None,
+                   help="table (default); json (the same as --json); jsonl: one JSON "
+                        "object per cell, {signs, witness[, ranking]}, written as the "
+                        "cells are found (memory does not grow with their number); npz: "
+                        "a numpy archive of packed signs, witnesses (int64) and rankings, "
+                        "streamed too (needs --output). Cells come in the order of --json")
+    p.add_argument("--output", metavar="FILE",
+                   help="write the json/jsonl/npz output to FILE (atomically) instead "
+                        "of stdout")
+    p.add_argument("--count-only", action="store_true",
+                   help="count the cells without witnesses; the count is checked against "
+                        "Zaslavsky's formula (the lattice of flats) when that lattice is "
+                        "small enough")
+    p.add_argument("--jobs", type=positive_int, default=1, metavar="N",
+                   help="worker processes for the cocircuit method (default 1); the "
+                        "output is byte-identical for any N")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="compute on a Dask cluster, as the sweeps do: 'local' starts a "
+                        "LocalCluster with --jobs workers, otherwise the scheduler "
+                        "address (optional extra: pip install -e '.[dask]')")
     p.add_argument("--certificate", metavar="PATH",
                    help="also write a certificate (witness per cell, Gordan multipliers "
                         "for every empty neighbouring orthant) that 'python -m verify "
@@ -171,6 +191,13 @@ def non_negative_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0: {text}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    value = non_negative_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1: {text}")
     return value
 
 
@@ -398,64 +425,203 @@ def _write_pair_certificates(args, pairs) -> None:
 # --- pattern -------------------------------------------------------------------------
 
 def run_pattern(args) -> int:
-    from flint import fmpq
-
-    from verify.arrangement import ranking_pattern, sign_pattern
     from verify.matrix_io import read_matrix
-    from verify.numbers.rational import format_rational
 
+    fmt = args.format or ("json" if args.json else "table")
+    if args.json and fmt != "json":
+        raise InputError(f"--json and --format {fmt} disagree: give one of them")
+    if fmt == "npz" and not args.output:
+        raise InputError("--format npz needs --output FILE")
+    streamed = fmt in ("jsonl", "npz") or args.count_only
+    if args.method != "cocircuits" and (streamed or args.jobs > 1 or args.scheduler):
+        raise InputError("--format jsonl/npz, --count-only, --jobs and --scheduler use "
+                         "the cocircuit method: leave out --method graph")
     rows = read_matrix(args.matrix)
     n, d = len(rows), len(rows[0])
-    if args.kind == "ranking":
-        result = ranking_pattern(rows, affine=args.affine, method=args.method)
-        cells, warnings = result.cells, result.warnings
-        rankings = result.rankings
-    else:
-        M = [[fmpq(1)] + row for row in rows] if args.affine else rows
-        result = sign_pattern(M, method=args.method)
-        cells, warnings, rankings = result.cells, result.warnings, None
-    for w in warnings:
-        print(f"verify: warning: {w}", file=sys.stderr)
     if args.certificate:
         from verify.certificates import pattern_certificate, write_certificate
 
         write_certificate(args.certificate,
                           pattern_certificate(rows, kind=args.kind, affine=args.affine))
         print(f"verify: certificate written to {args.certificate}", file=sys.stderr)
-    witnesses = [[format_rational(a) for a in c.witness] for c in cells]
-    if args.json:
-        out = {"kind": args.kind, "n": n, "d": d, "count": len(cells),
-               "patterns": [c.signs for c in cells], "witnesses": witnesses}
-        if rankings is not None:
-            out["rankings"] = [list(r) for r in rankings]
-        json.dump(out, sys.stdout, separators=(",", ":"))
-        sys.stdout.write("\n")
+    source = _pattern_source(args, rows)
+    for w in source.warnings:
+        print(f"verify: warning: {w}", file=sys.stderr)
+    if args.count_only:
+        return _print_count(args, source, n, d)
+    if fmt == "table":
+        blocks = list(source.blocks(witnesses=True))
+        _print_pattern_table(args, source, n, d, blocks)
         return 0
-    _print_pattern_table(args, result, n, d, cells, witnesses, rankings)
+    from verify import pattern_output
+
+    with _output(args.output) as out:
+        if fmt == "json":
+            pattern_output.write_json(out, list(source.blocks(witnesses=True)),
+                                      kind=args.kind, n=n, d=d)
+        elif fmt == "jsonl":
+            pattern_output.write_jsonl(out, source.blocks(witnesses=True), kind=args.kind,
+                                       n=n)
+    if fmt == "npz":
+        from verify.fileio import open_atomic
+
+        pattern_output.write_npz(args.output, source.blocks(witnesses=True),
+                                 kind=args.kind, n=n, d=d, N=source.N,
+                                 open_output=open_atomic)
     return 0
 
 
-def _print_pattern_table(args, result, n, d, cells, witnesses, rankings) -> None:
-    shown = cells if args.limit == 0 else cells[: args.limit]
-    affine = " with a column of ones" if args.affine else ""
-    if rankings is not None:
-        print(f"ranking pattern R(W) of {args.matrix}: {n} labels in dimension {d}{affine}")
-        print(f"{len(cells)} feasible ranking{'s' if len(cells) != 1 else ''} "
-              f"(labels from 0, highest logit first; witness x gives the logits W x)")
-        header, col = "ranking", [" > ".join(map(str, r)) for r in rankings[: len(shown)]]
+def _pattern_source(args, rows):
+    """The cells of the requested pattern as a :class:`PatternSource`."""
+    from flint import fmpq
+
+    from verify.arrangement.ranking_pattern import braid_product
+
+    V = [[fmpq(1)] + row for row in rows] if args.affine else rows
+    M = braid_product(V) if args.kind == "ranking" else V
+    return PatternSource(args, rows, M)
+
+
+class PatternSource:
+    """Blocks ``(signs, witnesses)`` of the pattern, from the streaming engine, or from
+    the whole-pattern API for ``--method graph`` and for the empty and one-label
+    patterns (which carry their own warnings)."""
+
+    def __init__(self, args, rows, M):
+        from verify.arrangement.stream import reduce_matrix
+
+        self.args, self.rows, self.M, self.N = args, rows, M, len(M)
+        self.reduced = reduce_matrix(M)
+        self.result = None
+        if args.method != "cocircuits" or self.reduced.zero_rows or not M:
+            self.result = self._whole()
+        self.warnings = self.result.warnings if self.result is not None else []
+
+    def _whole(self):
+        from verify.arrangement import ranking_pattern, sign_pattern
+
+        if self.args.kind == "ranking":
+            return ranking_pattern(self.rows, affine=self.args.affine,
+                                   method=self.args.method)
+        return sign_pattern(self.M, method=self.args.method)
+
+    @property
+    def rank(self) -> int:
+        return self.result.signs.rank if hasattr(self.result, "signs") else (
+            self.result.rank if self.result is not None else self.reduced.rank)
+
+    @property
+    def hyperplanes(self) -> int:
+        if self.result is not None:
+            sp = getattr(self.result, "signs", self.result)
+            return sp.hyperplanes
+        return len(self.reduced.H)
+
+    def blocks(self, *, witnesses: bool):
+        import numpy as np
+
+        if self.result is not None:
+            cells = self.result.cells
+            k = len(self.M[0]) if self.M else self.args_width()
+            signs = np.array([[1 if c == "+" else -1 for c in cell.signs] for cell in cells],
+                             dtype=np.int8).reshape(len(cells), self.N)
+            Z = np.array([[int(a) for a in cell.witness] for cell in cells],
+                         dtype=object).reshape(len(cells), k)
+            yield signs, Z
+            return
+        from verify.arrangement.stream import sign_pattern_blocks
+
+        yield from sign_pattern_blocks(self.M, witnesses=witnesses, jobs=self.args.jobs,
+                                       scheduler=self.args.scheduler, reduced=self.reduced)
+
+    def args_width(self) -> int:
+        return len(self.rows[0]) + (1 if self.args.affine else 0)
+
+
+def _output(path):
+    """stdout (binary) or an atomic file."""
+    from contextlib import nullcontext
+
+    if path is None:
+        sys.stdout.flush()
+        return nullcontext(sys.stdout.buffer)
+    from verify.fileio import open_atomic
+
+    return open_atomic(path)
+
+
+def _print_count(args, source, n, d) -> int:
+    """``--count-only``: the count, and Zaslavsky's count of the same arrangement."""
+    count = sum(len(signs) for signs, _ in source.blocks(witnesses=False))
+    zaslavsky = None
+    if source.result is None:
+        from verify.arrangement.zaslavsky import cell_count
+
+        zaslavsky = cell_count(source.reduced.H)
+    if args.json or args.format == "json":
+        json.dump({"kind": args.kind, "n": n, "d": d, "count": count,
+                   "zaslavsky": zaslavsky}, sys.stdout, separators=(",", ":"))
+        sys.stdout.write("\n")
     else:
-        sp = result
-        print(f"sign pattern S(M) of {args.matrix}: {n} x {d}{affine}, rank {sp.rank}, "
-              f"{sp.hyperplanes} distinct hyperplane{'s' if sp.hyperplanes != 1 else ''}")
-        print(f"{len(cells)} cell{'s' if len(cells) != 1 else ''} "
+        what = "ranking" if args.kind == "ranking" else "cell"
+        check = ("Zaslavsky's formula (lattice of flats) gives the same count"
+                 if zaslavsky == count else
+                 "the lattice of flats is too large for Zaslavsky's check"
+                 if zaslavsky is None else f"Zaslavsky's formula gives {zaslavsky}")
+        print(f"{count} {what}{'s' if count != 1 else ''}"
+              + ("" if source.result is not None else f"; {check}"))
+    if zaslavsky is not None and zaslavsky != count:
+        print(f"verify: error: internal error: {count} cells enumerated, Zaslavsky's "
+              f"formula gives {zaslavsky}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _print_pattern_table(args, source, n, d, blocks) -> None:
+    from verify import pattern_output
+
+    count = sum(len(signs) for signs, _ in blocks)
+    limit = count if args.limit == 0 else min(args.limit, count)
+    signs, Z = _first_rows(blocks, limit)
+    witnesses = pattern_output.number_strings(Z).tolist() if limit else []
+    affine = " with a column of ones" if args.affine else ""
+    if args.kind == "ranking":
+        print(f"ranking pattern R(W) of {args.matrix}: {n} labels in dimension {d}{affine}")
+        print(f"{count} feasible ranking{'s' if count != 1 else ''} "
+              f"(labels from 0, highest logit first; witness x gives the logits W x)")
+        rankings = (pattern_output.rankings_of(signs, n).tolist() if n > 1
+                    else [[0]] * limit)
+        header, col = "ranking", [" > ".join(map(str, r)) for r in rankings]
+    else:
+        print(f"sign pattern S(M) of {args.matrix}: {n} x {d}{affine}, rank {source.rank}, "
+              f"{source.hyperplanes} distinct hyperplane"
+              f"{'s' if source.hyperplanes != 1 else ''}")
+        print(f"{count} cell{'s' if count != 1 else ''} "
               f"(signs of M z in row order; witness z)")
-        header, col = "signs", [c.signs for c in shown]
-    if not cells:
+        header = "signs"
+        col = [bytes(row).decode("ascii") for row in pattern_output.sign_text(signs)]
+    if not count:
         return
     width = max(len(header), *(len(c) for c in col))
     print(f"{'#':>6}  {header:<{width}}  witness")
     for k, (text, w) in enumerate(zip(col, witnesses)):
         print(f"{k:>6}  {text:<{width}}  ({', '.join(w)})")
-    if len(shown) < len(cells):
-        print(f"  ... {len(cells) - len(shown)} more (--limit 0 shows all; --json gives "
+    if limit < count:
+        print(f"  ... {count - limit} more (--limit 0 shows all; --json gives "
               f"everything)")
+
+
+def _first_rows(blocks, limit):
+    """The first ``limit`` cells of ``blocks`` as one block."""
+    import numpy as np
+
+    signs, Z, taken = [], [], 0
+    for s, z in blocks:
+        if taken >= limit:
+            break
+        signs.append(s[:limit - taken])
+        Z.append(z[:limit - taken])
+        taken += len(signs[-1])
+    if not signs:
+        return np.zeros((0, 0), dtype=np.int8), np.zeros((0, 0), dtype=np.int64)
+    return np.concatenate(signs), np.concatenate(Z)

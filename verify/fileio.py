@@ -8,9 +8,10 @@ On any failure the temporary file is removed and the target is left untouched.
 import json
 import os
 import secrets
+from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["write_text_atomic", "write_json_atomic"]
+__all__ = ["write_text_atomic", "write_bytes_atomic", "write_json_atomic", "open_atomic"]
 
 
 def _create_temporary(directory: Path, name: str) -> tuple[int, Path]:
@@ -58,6 +59,17 @@ def write_text_atomic(path, text: str) -> None:
 
 def write_bytes_atomic(path, data: bytes) -> None:
     """Replace the file at ``path`` by ``data``, atomically."""
+    with open_atomic(path) as handle:
+        _write_all(handle.fileno(), data)
+
+
+@contextmanager
+def open_atomic(path):
+    """A binary file to write that replaces ``path`` atomically when the block ends.
+
+    For output too large to hold in memory: write it piece by piece. If the block
+    raises, the temporary file is removed and ``path`` is left untouched.
+    """
     target = Path(path)
     directory = target.parent
     try:
@@ -65,11 +77,10 @@ def write_bytes_atomic(path, data: bytes) -> None:
     except OSError as err:  # name the file asked for, not the temporary one
         raise OSError(err.errno, err.strerror, str(target)) from err
     try:
-        try:
-            _write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        with os.fdopen(fd, "wb") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
         os.replace(temporary, target)
     except BaseException:
         try:

@@ -59,7 +59,7 @@ from verify.arrangement.oriented_matroid import compose, unique_signs
 
 #: Beyond this many ``(r-1)``-subsets the enumeration refuses to start.
 MAX_SUBSETS = 20_000_000
-_CHUNK = 100_000
+_CHUNK = 20_000
 _INT64_SAFE = 1 << 62
 
 
@@ -131,10 +131,18 @@ def cocircuits(H: np.ndarray):
         Y, first, _ = unique_signs(Y)
         Ys.append(Y)
         Vs.append(v[first])
-    Y = np.concatenate(Ys)
-    V = np.concatenate(Vs)
-    Y, first, _ = unique_signs(Y)
-    return Y, V[first]
+        if sum(map(len, Ys)) > 2 * len(Ys[0]) + _CHUNK:
+            # A line is met by many subsets: merge now and then, so that memory follows
+            # the number of lines. Stable: each line keeps its first vector.
+            Ys, Vs = _merged(Ys, Vs)
+    Y, V = _merged(Ys, Vs)
+    return Y[0], V[0]
+
+
+def _merged(Ys, Vs):
+    """The distinct rows of the concatenated ``Ys`` with the first matching ``Vs`` row."""
+    Y, first, _ = unique_signs(np.concatenate(Ys))
+    return [Y], [np.concatenate(Vs)[first]]
 
 
 def generalized_cross_product(rows: np.ndarray) -> np.ndarray:

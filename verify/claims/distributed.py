@@ -10,6 +10,8 @@ by index, so the report does not depend on the cluster.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from verify.errors import InputError
 
 
@@ -17,9 +19,12 @@ def _run_batch(fn, batch):
     return [fn(task) for task in batch]
 
 
-def run_on_dask(scheduler: str, fn, tasks, on_result, *, jobs: int = 2) -> None:
+@contextmanager
+def dask_client(scheduler: str, jobs: int):
+    """A Dask client: a LocalCluster of ``jobs`` workers for ``"local"``, else the
+    scheduler at the address; closed (with the cluster) when the block ends."""
     try:
-        from dask.distributed import Client, LocalCluster, as_completed
+        from dask.distributed import Client, LocalCluster
     except ImportError:
         raise InputError("--scheduler needs the optional dependency dask[distributed]: "
                          "pip install -e '.[dask]'") from None
@@ -34,6 +39,17 @@ def run_on_dask(scheduler: str, fn, tasks, on_result, *, jobs: int = 2) -> None:
         except OSError as err:
             raise InputError(f"cannot reach the Dask scheduler at {scheduler}: {err}") from None
     try:
+        yield client
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def run_on_dask(scheduler: str, fn, tasks, on_result, *, jobs: int = 2) -> None:
+    from dask.distributed import as_completed
+
+    with dask_client(scheduler, jobs) as client:
         if not tasks:
             return
         # Per-task scheduling costs about a millisecond, as much as a small check:
@@ -44,7 +60,18 @@ def run_on_dask(scheduler: str, fn, tasks, on_result, *, jobs: int = 2) -> None:
         for future in as_completed(futures):
             for result in future.result():
                 on_result(result)
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+
+
+def ordered_on_dask(scheduler: str, fn, tasks, *, jobs: int = 2):
+    """``fn(*task)`` for every task of the iterable ``tasks``, yielded in task order,
+    with at most ``2 jobs`` tasks submitted and not yet yielded (bounded memory)."""
+    from collections import deque
+
+    with dask_client(scheduler, jobs) as client:
+        pending = deque()
+        for task in tasks:
+            pending.append(client.submit(fn, *task, pure=False))
+            if len(pending) >= 2 * jobs:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
