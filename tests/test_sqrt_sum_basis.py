@@ -138,6 +138,28 @@ def test_square_parts_of_large_primes_are_found_when_numbers_meet():
     assert (S(p**4 * q**2 * r**3) + S(r)).terms == ((r, fmpq(p * p * q * r + 1)),)
 
 
+def test_repeated_prime_factors_are_merged():
+    """A square of a prime above trial division, with small primes beside it.
+
+    flint's ``fmpz.factor`` may list such a prime twice with exponent 1 (seen for
+    2 * 11311 * 106823 * 134609^2); reading those entries as odd exponents made the
+    radicand non-squarefree and two equal cosine minors compare unequal.
+    """
+    n = 2 * 11311 * 106823 * 134609**2
+    s, r = _square_decomposition(n)
+    assert (s, r) == (134609, 2 * 11311 * 106823)
+    assert S(n) == 134609 * S(r) and S(n) - 134609 * S(r) == 0
+    rows = [[0, 0, 0, 0, 1], [0, 1, Fraction(2, 5), Fraction(1, 3), 7],
+            [0, 0, Fraction(1, 3), Fraction(3, 11), 14], [0, Fraction(1, 10), Fraction(1, 3), 12, Fraction(7, 3)]]
+    c = cosine_matrix(rows)
+    minor = det([[c[i][j] for j in (0, 3, 1)] for i in (0, 2, 3)])
+    gram = sympy.Matrix([[sum(Fraction(a) * b for a, b in zip(rows[i], rows[j])) for j in (0, 3, 1)]
+                         for i in (0, 2, 3)]).det()
+    norms = prod(sum(Fraction(a) ** 2 for a in rows[k]) for k in (0, 2, 3, 0, 3, 1))
+    expected = Fraction(int(sympy.numer(gram)), int(sympy.denom(gram))) / S(Fraction(norms))
+    assert minor == expected
+
+
 @SETTINGS
 @given(st.integers(1, 2**45 - 1))
 def test_square_decomposition_is_squarefree_below_2_to_45(n):
