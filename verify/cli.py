@@ -538,13 +538,29 @@ class PatternSource:
         return len(self.rows[0]) + (1 if self.args.affine else 0)
 
 
+class _TextSink:
+    """Bytes written to a text stream, decoded as UTF-8."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, data: bytes) -> int:
+        self.stream.write(bytes(data).decode("utf-8"))
+        return len(data)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
 def _output(path):
     """stdout (binary) or an atomic file."""
     from contextlib import nullcontext
 
     if path is None:
         sys.stdout.flush()
-        return nullcontext(sys.stdout.buffer)
+        # A text stream without a byte buffer (a notebook, redirect_stdout) gets text.
+        buffer = getattr(sys.stdout, "buffer", None)
+        return nullcontext(buffer if buffer is not None else _TextSink(sys.stdout))
     from verify.fileio import open_atomic
 
     return open_atomic(path)

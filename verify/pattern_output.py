@@ -36,6 +36,7 @@ from itertools import combinations
 import numpy as np
 
 from verify.errors import InputError
+from verify.numbers.rational import format_rational
 
 _PLUS, _MINUS, _QUOTE, _COMMA = ord("+"), ord("-"), ord('"'), ord(",")
 
@@ -63,7 +64,8 @@ def number_strings(Z: np.ndarray) -> np.ndarray:
     """Decimal strings of an integer array (``int64`` by numpy, Python integers by str)."""
     if Z.dtype != object:
         return Z.astype(np.int64).astype(str)
-    return np.array([[str(int(a)) for a in row] for row in Z], dtype=str).reshape(Z.shape)
+    # format_rational prints through fmpz: str(int) refuses more than 4300 digits.
+    return np.array([[format_rational(int(a)) for a in row] for row in Z], dtype=str).reshape(Z.shape)
 
 
 def _join_rows(cells: np.ndarray, open_: str, sep: str, close: str) -> np.ndarray:
