@@ -22,7 +22,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from verify.checker import RATIONALS, CertificateError, check_certificate, check_pattern
+from verify.checker import CertificateError, check_certificate, check_pattern
 from verify.checker_roots import SQUARE_ROOTS, RootSum
 from verify.claims.registry import CLAIMS
 from verify.numbers.sqrt_sum import SqrtSum

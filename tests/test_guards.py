@@ -6,15 +6,17 @@ witnesses of :func:`verify.arrangement.sign_pattern`, the evidence of
 :func:`is_gordan_certificate`) and the two answers of the field simplex. Correct code
 never gives them a wrong answer, so each test injects one (a proposer replaced by one
 that lies) or hands the guard a wrong object directly. The guards are real checks, not
-``assert`` statements.
+``assert`` statements: ``test_guards_fire_under_python_O`` runs this file again under
+``python -O``, where ``assert`` statements are removed.
 """
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from fractions import Fraction
+from pathlib import Path
 
-import numpy as np
 import pytest
 from flint import fmpq
 from hypothesis import given, settings
@@ -22,6 +24,7 @@ from hypothesis import strategies as st
 
 import verify.feasibility as feasibility
 from verify.arrangement import sign_pattern
+from verify.arrangement import graph_search
 from verify.feasibility import (
     GordanCertificate,
     Witness,
@@ -32,6 +35,7 @@ from verify.feasibility import (
 )
 from verify.field_simplex import checked_certificate, checked_witness, strict_feasibility_over
 
+ROOT = Path(__file__).resolve().parents[1]
 SIGN_PATTERN = sys.modules["verify.arrangement.sign_pattern"]
 
 # Three lines through 0 in the plane (six cells), and a system with both answers.
@@ -219,3 +223,25 @@ def test_sign_pattern_witness_guard_fires_for_the_graph_method(monkeypatch):
     monkeypatch.setattr(SIGN_PATTERN, "search_topes", search_topes)
     with pytest.raises(AssertionError, match="internal error: the witness of"):
         sign_pattern(LINES, method="graph")
+
+
+def test_graph_search_refuses_an_answer_that_decides_nothing(monkeypatch):
+    monkeypatch.setattr(graph_search, "strict_feasibility", lambda rows: None)
+    with pytest.raises(AssertionError, match="decides nothing"):
+        graph_search.search_topes([[1, 0], [0, 1]])
+
+
+# --- the same guards under python -O ------------------------------------------------------
+
+@pytest.mark.skipif(sys.flags.optimize > 0, reason="already running under python -O")
+def test_guards_fire_under_python_O():
+    """``assert`` statements vanish under ``-O``; the guards must not."""
+    run = subprocess.run([sys.executable, "-O", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          str(Path(__file__)), "-k", "fire or refuse"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    probe = subprocess.run([sys.executable, "-O", "-c",
+                            "import sys; assert False; print(sys.flags.optimize)"],
+                           capture_output=True, text=True)
+    assert probe.stdout.strip() == "1"   # the subprocess really drops assert statements
+    assert " passed" in run.stdout and " failed" not in run.stdout
