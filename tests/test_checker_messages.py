@@ -1,0 +1,103 @@
+"""The checker's error messages name the place of the problem.
+
+A reviewer reads the one line the checker prints; it must say which part of which
+certificate is wrong. These tests break one part of a theorem 5.5 certificate at a time
+(shapes and keys; the mathematics is tested in ``test_counterexample_certificates.py``)
+and run ``main`` on unreadable files.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from verify.checker import CertificateError, _shown, check_certificate, main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load(name):
+    return json.loads((ROOT / "counterexamples" / f"{name}.cert.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def labelled():
+    cert = load("theorem-5.5")
+    assert cert["input"]["label"] is not None
+    check_certificate(copy.deepcopy(cert))
+    return cert
+
+
+@pytest.fixture(scope="module")
+def complete():
+    cert = load("theorem-5.5-search")
+    assert cert["input"]["label"] is None
+    check_certificate(copy.deepcopy(cert))
+    return cert
+
+
+def rejected(cert, message):
+    with pytest.raises(CertificateError) as error:
+        check_certificate(cert)
+    assert str(error.value).startswith(message), str(error.value)
+
+
+@pytest.mark.parametrize("part", ["input", "assertion", "evidence"])
+def test_a_missing_key_is_named_with_its_part(labelled, complete, part):
+    for cert in (labelled, complete):
+        cert = copy.deepcopy(cert)
+        del cert[part][next(iter(cert[part]))]
+        rejected(cert, f"{part}: ")
+
+
+def test_rows_of_w1_and_w2_must_match(labelled):
+    cert = copy.deepcopy(labelled)
+    cert["input"]["W2"] = cert["input"]["W2"][:-1]
+    rejected(cert, "input: W1 and W2 must have the same number of rows")
+
+
+def test_cosines_equal_must_be_true(labelled):
+    cert = copy.deepcopy(labelled)
+    cert["assertion"]["cosines_equal"] = "yes"
+    rejected(cert, 'assertion.cosines_equal: expected true, got "yes"')
+
+
+def test_first_in_w1_messages(labelled):
+    cert = copy.deepcopy(labelled)
+    cert["assertion"]["first_in_W1"] = "2 > 1"
+    rejected(cert, "assertion.first_in_W1: ")
+    cert = copy.deepcopy(labelled)
+    cert["assertion"]["first_in_W1"][0] = [0]
+    rejected(cert, "assertion.first_in_W1[0]: ")
+
+
+def test_complete_rankings_need_witnesses_of_the_right_length(complete):
+    cert = copy.deepcopy(complete)
+    cert["evidence"]["ranking_W1"]["cells"][0]["witness"].append("0")
+    rejected(cert, "evidence.ranking_W1: cell 0: witness")
+    cert = copy.deepcopy(complete)
+    cert["evidence"]["ranking_W2"]["cells"][0]["witness"] = ["sqrt(2)"] * 5
+    rejected(cert, "evidence.ranking_W2: cell 0: witness")
+
+
+def test_shown_bounds_long_values():
+    assert _shown("a" * 38) == json.dumps("a" * 38)                 # 40 characters
+    assert _shown("a" * 39) == json.dumps("a" * 39)[:37] + "..."    # 41 characters
+    assert len(_shown(list(range(100)))) == 40
+    assert _shown(list(range(100))).endswith("...")
+
+
+def test_main_usage_and_unreadable_files(tmp_path, capsys):
+    assert main(["-h"]) == 0 and "usage:" in capsys.readouterr().out
+    assert main(["--help"]) == 0 and "usage:" in capsys.readouterr().out
+    assert main([]) == 2 and "usage:" in capsys.readouterr().err
+    missing = tmp_path / "missing.json"
+    assert main([str(missing)]) == 2
+    assert capsys.readouterr().err == f"{missing}: ERROR: cannot read: No such file or directory\n"
+    empty = tmp_path / "empty.json"
+    empty.write_text("")
+    assert main([str(empty)]) == 2
+    assert capsys.readouterr().err.startswith(f"{empty}: ERROR: not JSON: Expecting value")
