@@ -101,3 +101,34 @@ def test_main_usage_and_unreadable_files(tmp_path, capsys):
     empty.write_text("")
     assert main([str(empty)]) == 2
     assert capsys.readouterr().err.startswith(f"{empty}: ERROR: not JSON: Expecting value")
+
+
+def test_first_in_w1_must_be_sorted_unique_and_non_empty(labelled):
+    first = labelled["assertion"]["first_in_W1"]
+    witnesses = labelled["evidence"]["witnesses"]
+    assert len(first) >= 2
+    message = "assertion.first_in_W1: empty, not sorted, or a ranking is repeated"
+    for rankings, points in ((first[::-1], witnesses[::-1]),      # every witness valid
+                             ([first[0], first[0]], [witnesses[0], witnesses[0]]),
+                             ([], [])):
+        cert = copy.deepcopy(labelled)
+        cert["assertion"]["first_in_W1"], cert["evidence"]["witnesses"] = rankings, points
+        rejected(cert, message)
+
+
+def test_every_listed_ranking_needs_a_full_witness(labelled):
+    cert = copy.deepcopy(labelled)
+    cert["evidence"]["witnesses"] = cert["evidence"]["witnesses"][:-1]
+    rejected(cert, "evidence.witnesses: ")
+    cert = copy.deepcopy(labelled)
+    cert["evidence"]["witnesses"][0] = cert["evidence"]["witnesses"][0][:-1]
+    rejected(cert, "evidence.witnesses[0]: witness")
+
+
+def test_only_in_lists_are_named(complete):
+    cert = copy.deepcopy(complete)
+    cert["assertion"]["only_in_W1"] = "none"
+    rejected(cert, "assertion.only_in_W1: ")
+    cert = copy.deepcopy(complete)
+    cert["assertion"]["only_in_W2"] = [[0]]
+    rejected(cert, "assertion.only_in_W2[0]: ")
