@@ -123,6 +123,9 @@ def test_every_listed_ranking_needs_a_full_witness(labelled):
     cert = copy.deepcopy(labelled)
     cert["evidence"]["witnesses"][0] = cert["evidence"]["witnesses"][0][:-1]
     rejected(cert, "evidence.witnesses[0]: witness")
+    cert = copy.deepcopy(labelled)       # an extra coordinate, even 0, is malformed
+    cert["evidence"]["witnesses"][0] = cert["evidence"]["witnesses"][0] + ["0"]
+    rejected(cert, "evidence.witnesses[0]: witness")
 
 
 def test_only_in_lists_are_named(complete):
