@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import copy
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from verify.checker import CertificateError, _shown, check_certificate, main
 
@@ -135,3 +138,103 @@ def test_only_in_lists_are_named(complete):
     cert = copy.deepcopy(complete)
     cert["assertion"]["only_in_W2"] = [[0]]
     rejected(cert, "assertion.only_in_W2[0]: ")
+
+
+# --- theorem H.1 ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def h1():
+    cert = load("theorem-H.1")
+    check_certificate(copy.deepcopy(cert))
+    assert cert["assertion"]["only_in_A"] or cert["assertion"]["only_in_B"]
+    return cert
+
+
+@pytest.mark.parametrize("part", ["input", "assertion", "evidence"])
+def test_h1_missing_key_is_named_with_its_part(h1, part):
+    cert = copy.deepcopy(h1)
+    del cert[part][next(iter(cert[part]))]
+    rejected(cert, f"{part}: ")
+
+
+def test_h1_shapes_and_patterns_are_named(h1):
+    cert = copy.deepcopy(h1)
+    cert["input"]["B"] = cert["input"]["B"][:-1]
+    rejected(cert, "input: A and B must have the same number of points and the same "
+                   "dimension")
+    cert = copy.deepcopy(h1)
+    cert["input"]["A"][0] = ["1"]
+    rejected(cert, "input.A: ")
+    cert = copy.deepcopy(h1)
+    cert["assertion"]["patterns"][0] = "+"
+    rejected(cert, "assertion.patterns")
+
+
+def test_h1_every_listed_ranking_has_one_direct_proof(h1):
+    key = "only_in_A" if h1["assertion"]["only_in_A"] else "only_in_B"
+    cert = copy.deepcopy(h1)
+    cert["evidence"][key] = cert["evidence"][key][:-1]
+    rejected(cert, f"evidence.{key}: ")
+    cert = copy.deepcopy(h1)
+    cert["evidence"][key][0] = {"witness": cert["evidence"][key][0]["witness"]}
+    rejected(cert, f"evidence.{key}[0]: ")
+    cert = copy.deepcopy(h1)
+    cert["evidence"][key][0]["witness"] = cert["evidence"][key][0]["witness"] + ["0"]
+    rejected(cert, f"evidence.{key}[0]: witness")
+    cert = copy.deepcopy(h1)
+    cert["evidence"]["ranking_A"]["cells"][0]["witness"].append("0")
+    rejected(cert, "evidence.ranking_A: cell 0: witness")
+
+
+def test_h1_mirror_image_has_the_opposite_chirotope_and_is_accepted(h1):
+    """Reflecting ``B`` (one coordinate negated) keeps ``S([1|B])`` and ``R(B)`` and
+    negates the chirotope of ``[1|B]``: a valid certificate, chirotopes opposite."""
+    from verify.certificates import h1_certificate
+    from verify.checker import _chirotope
+
+    A = [[Fraction(a) for a in row] for row in h1["input"]["A"]]
+    B = [[-Fraction(row[0])] + [Fraction(a) for a in row[1:]] for row in h1["input"]["B"]]
+    ones = [[[Fraction(1)] + row for row in W] for W in (A, B)]
+    assert _chirotope(ones[1]) == [-s for s in _chirotope(ones[0])]
+    assert check_certificate(json.loads(json.dumps(h1_certificate(A, B)))).startswith(
+        "theorem H.1")
+
+
+def test_h1_a_ranking_in_both_patterns_is_not_only_in_one(complete):
+    # theorem 5.5 in complete form uses the same difference check as H.1, without proofs.
+    R1 = {cell["signs"] for cell in complete["evidence"]["ranking_W1"]["cells"]}
+    R2 = {cell["signs"] for cell in complete["evidence"]["ranking_W2"]["cells"]}
+    shared = sorted(R1 & R2)[0]
+    n = len(complete["input"]["W1"])
+    wins = [0] * n
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    for (i, j), s in zip(pairs, shared):
+        wins[i if s == "+" else j] += 1
+    ranking = sorted(range(n), key=lambda i: -wins[i])
+    cert = copy.deepcopy(complete)
+    cert["assertion"]["only_in_W1"] = sorted(cert["assertion"]["only_in_W1"] + [ranking])
+    rejected(cert, "assertion.only_in_W1: " + " > ".join(map(str, ranking))
+             + " is not in R(W1) \\ R(W2)")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 3).flatmap(lambda k: st.lists(
+    st.lists(st.integers(-3, 3), min_size=k, max_size=k), min_size=k, max_size=k + 2)))
+def test_chirotope_is_the_sign_of_each_maximal_minor(V):
+    from itertools import combinations, permutations
+
+    from verify.checker import _chirotope
+
+    def det(rows):   # the Leibniz formula, independently of elimination
+        k, total = len(rows), 0
+        for perm in permutations(range(k)):
+            sign = (-1) ** sum(perm[a] > perm[b] for a in range(k) for b in range(a + 1, k))
+            term = sign
+            for r, c in enumerate(perm):
+                term *= rows[r][c]
+            total += term
+        return total
+
+    V = [[Fraction(a) for a in row] for row in V]
+    expected = [(d > 0) - (d < 0) for d in (det(rows) for rows in combinations(V, len(V[0])))]
+    assert _chirotope(V) == expected
