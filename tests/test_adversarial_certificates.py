@@ -383,3 +383,11 @@ def test_a_refutation_with_a_negative_multiplier_and_zero_sum_is_rejected():
         forged["refutations"][0]["multipliers"] = zeros
         with pytest.raises(CertificateError, match="every multiplier is zero|no multipliers"):
             check_pattern(M, fewer, forged)
+
+
+def test_root_sum_subtracted_from_a_rational():
+    """``q - x`` with the rational on the left (``RootSum.__rsub__``)."""
+    x = SQUARE_ROOTS.parse("sqrt(2)", "x")
+    assert (Fraction(3, 2) - x).sign() == 1 and (Fraction(7, 5) - x).sign() == -1
+    assert (1 - x).sign() == -1 and (2 - x).sign() == 1
+    assert (Fraction(3, 2) - x - (Fraction(3, 2) - x)).sign() == 0

@@ -238,3 +238,28 @@ def test_chirotope_is_the_sign_of_each_maximal_minor(V):
     V = [[Fraction(a) for a in row] for row in V]
     expected = [(d > 0) - (d < 0) for d in (det(rows) for rows in combinations(V, len(V[0])))]
     assert _chirotope(V) == expected
+
+
+def test_h1_malformed_ranking_cells_are_named(h1):
+    cert = copy.deepcopy(h1)
+    cert["evidence"]["ranking_B"]["cells"] = "none"
+    rejected(cert, "evidence.ranking_B.cells: ")
+    cert = copy.deepcopy(h1)
+    del cert["evidence"]["ranking_B"]["cells"][0]["witness"]
+    rejected(cert, "evidence.ranking_B.cells[0]: ")
+    cert = copy.deepcopy(h1)
+    cert["evidence"]["ranking_B"]["cells"][0]["signs"] += "+"
+    rejected(cert, "evidence.ranking_B.cells: signs")
+
+
+def test_55_with_another_label_first(labelled):
+    """The same counterexample with the rows permuted so that the label is row 0: the
+    multipliers of W2 carry the signs of the rows ``w_label - w_k`` for every ``k``."""
+    from verify.certificates import theorem55_certificate
+
+    label = labelled["input"]["label"]
+    order = [label] + [k for k in range(len(labelled["input"]["W1"])) if k != label]
+    W1, W2 = ([labelled["input"][key][k] for k in order] for key in ("W1", "W2"))
+    cert = json.loads(json.dumps(theorem55_certificate(W1, W2, 0)))
+    assert check_certificate(cert).startswith("theorem 5.5")
+    assert len(cert["evidence"]["multipliers"]) >= 2

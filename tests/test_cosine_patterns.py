@@ -119,3 +119,13 @@ def test_rational_chirotope_signs_and_size_limit(monkeypatch):
                                             r"\(limit 5\)"):
         rational_chirotope(M)
     assert MAX_SIGNS > 6
+
+
+def test_rational_chirotope_of_large_entries():
+    """Minors beyond 64 bits: the exact determinants, not wrapped machine integers."""
+    big = 10**12 + 39
+    M = [[big, 1], [1, big], [big + 1, big - 1]]
+    pairs = sorted(combinations(range(3), 2), key=lambda pair: pair[::-1])
+    for (i, j), value in zip(pairs, rational_chirotope(M).table):
+        det = M[i][0] * M[j][1] - M[i][1] * M[j][0]
+        assert value == (det > 0) - (det < 0)

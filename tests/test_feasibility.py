@@ -185,6 +185,8 @@ def test_certificate_on_a_support_examples():
     assert dict(_certificate_on_support(rows, [0, 4]).multipliers) == {0: 2, 4: 1}
     assert _certificate_on_support(rows, [1, 4]) is None               # same direction
     assert _certificate_on_support(rows, [0, 1, 4]) is None            # two dependencies
+    # A row of the support outside the dependency gets no multiplier (zeros allowed).
+    assert dict(_certificate_on_support(rows, [0, 1, 2]).multipliers) == {0: 1, 1: 1}
 
 
 def test_empty_system_is_feasible_at_the_empty_point():
