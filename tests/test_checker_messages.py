@@ -253,13 +253,30 @@ def test_h1_malformed_ranking_cells_are_named(h1):
 
 
 def test_55_with_another_label_first(labelled):
-    """The same counterexample with the rows permuted so that the label is row 0: the
-    multipliers of W2 carry the signs of the rows ``w_label - w_k`` for every ``k``."""
+    """The same counterexample with the rows permuted (the label to row 0, a row with a
+    multiplier to row 2): the multipliers of W2 combine the rows ``w_label - w_k``, each
+    with the sign +."""
     from verify.certificates import theorem55_certificate
 
     label = labelled["input"]["label"]
-    order = [label] + [k for k in range(len(labelled["input"]["W1"])) if k != label]
+    weighted = labelled["evidence"]["multipliers"][0][0]   # a row with a multiplier ...
+    rest = [k for k in range(len(labelled["input"]["W1"])) if k not in (label, weighted)]
+    order = [label, rest[0], weighted] + rest[1:]          # ... moved to row 2
     W1, W2 = ([labelled["input"][key][k] for k in order] for key in ("W1", "W2"))
     cert = json.loads(json.dumps(theorem55_certificate(W1, W2, 0)))
     assert check_certificate(cert).startswith("theorem 5.5")
     assert len(cert["evidence"]["multipliers"]) >= 2
+
+
+def test_55_an_empty_ranking_pattern_is_proven_by_a_zero_row():
+    """Two equal labels in W1 (always tied: R(W1) is empty) and the same two labels at
+    different lengths in W2 (same cosines): every ranking of W2 is only in R(W2)."""
+    from verify.certificates import theorem55_certificate
+
+    W1, W2 = [[1, 0], [1, 0], [0, 1]], [[1, 0], [2, 0], [0, 1]]
+    cert = json.loads(json.dumps(theorem55_certificate(W1, W2, None)))
+    assert cert["evidence"]["ranking_W1"] == {"zero_row": 0}
+    assert check_certificate(copy.deepcopy(cert)).endswith(
+        "0 of 0 rankings only in R(W1), 6 of 6 only in R(W2)")
+    cert["evidence"]["ranking_W1"] = {"zero_row": 2}       # w_0 - w_2 is not zero
+    rejected(cert, "evidence.ranking_W1: evidence.zero_row: row 2 of M is not zero")
