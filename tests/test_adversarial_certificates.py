@@ -51,29 +51,26 @@ def logits(W, x):
     return [sum(a * b for a, b in zip(w, x)) for w in W]
 
 
-def with_no_tie(cert, pair, proof) -> dict:
-    """``cert`` with ``pair`` moved to (or replaced in) ``no_ties`` with ``proof``."""
+def with_proof(cert, key: str, pair, proof) -> dict:
+    """``cert`` with ``pair`` moved to (or replaced in) ``assertion[key]`` (``"ties"`` or
+    ``"no_ties"``) with ``proof`` in ``evidence[key]``."""
     cert = copy.deepcopy(cert)
     assertion, evidence = cert["assertion"], cert["evidence"]
-    for key in ("ties", "no_ties"):
-        if pair in assertion[key]:
-            k = assertion[key].index(pair)
-            del assertion[key][k], evidence[key][k]
-    assertion["no_ties"].append(pair)
-    evidence["no_ties"].append(proof)
+    for listed in ("ties", "no_ties"):
+        if pair in assertion[listed]:
+            k = assertion[listed].index(pair)
+            del assertion[listed][k], evidence[listed][k]
+    assertion[key].append(pair)
+    evidence[key].append(proof)
     return cert
+
+
+def with_no_tie(cert, pair, proof) -> dict:
+    return with_proof(cert, "no_ties", pair, proof)
 
 
 def with_tie(cert, pair, x) -> dict:
-    cert = copy.deepcopy(cert)
-    assertion, evidence = cert["assertion"], cert["evidence"]
-    for key in ("ties", "no_ties"):
-        if pair in assertion[key]:
-            k = assertion[key].index(pair)
-            del assertion[key][k], evidence[key][k]
-    assertion["ties"].append(pair)
-    evidence["ties"].append(x)
-    return cert
+    return with_proof(cert, "ties", pair, x)
 
 
 # --- Motzkin no-tie certificates of example C.2 -----------------------------------------

@@ -49,11 +49,11 @@ def rejected(cert, message):
 
 
 @pytest.mark.parametrize("part", ["input", "assertion", "evidence"])
-def test_a_missing_key_is_named_with_its_part(labelled, complete, part):
-    for cert in (labelled, complete):
-        cert = copy.deepcopy(cert)
-        del cert[part][next(iter(cert[part]))]
-        rejected(cert, f"{part}: ")
+@pytest.mark.parametrize("name", ["theorem-5.5", "theorem-5.5-search", "theorem-H.1"])
+def test_a_missing_key_is_named_with_its_part(name, part):
+    cert = load(name)
+    del cert[part][next(iter(cert[part]))]
+    rejected(cert, f"{part}: ")
 
 
 def test_rows_of_w1_and_w2_must_match(labelled):
@@ -148,13 +148,6 @@ def h1():
     check_certificate(copy.deepcopy(cert))
     assert cert["assertion"]["only_in_A"] or cert["assertion"]["only_in_B"]
     return cert
-
-
-@pytest.mark.parametrize("part", ["input", "assertion", "evidence"])
-def test_h1_missing_key_is_named_with_its_part(h1, part):
-    cert = copy.deepcopy(h1)
-    del cert[part][next(iter(cert[part]))]
-    rejected(cert, f"{part}: ")
 
 
 def test_h1_shapes_and_patterns_are_named(h1):

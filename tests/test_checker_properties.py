@@ -60,6 +60,13 @@ def sign_certificate(M):
     return cert
 
 
+def draw_index(data, items) -> int:
+    """An index into the non-empty list ``items`` (examples with an empty one are
+    discarded)."""
+    assume(items)
+    return data.draw(st.integers(0, len(items) - 1))
+
+
 # --- sign-pattern certificates ------------------------------------------------------------
 
 @SETTINGS
@@ -103,8 +110,7 @@ def test_witness_of_another_cell_is_rejected(M, data):
 def test_refutation_multipliers_negated_or_zeroed_are_rejected(M, data):
     cert = sign_certificate(M)
     refutations = cert["evidence"]["refutations"]
-    assume(refutations)
-    t = data.draw(st.integers(0, len(refutations) - 1))
+    t = draw_index(data, refutations)
     pairs = refutations[t]["multipliers"]
     negated = copy.deepcopy(cert)
     negated["evidence"]["refutations"][t]["multipliers"] = [
@@ -123,8 +129,7 @@ def test_refutation_multipliers_negated_or_zeroed_are_rejected(M, data):
 def test_refutation_with_one_multiplier_changed_is_rejected_iff_the_sum_breaks(M, data):
     cert = sign_certificate(M)
     refutations = cert["evidence"]["refutations"]
-    assume(refutations)
-    t = data.draw(st.integers(0, len(refutations) - 1))
+    t = draw_index(data, refutations)
     refutation = refutations[t]
     m = data.draw(st.integers(0, len(refutation["multipliers"]) - 1))
     factor = data.draw(st.sampled_from([Fraction(2), Fraction(1, 3), Fraction(0)]))
