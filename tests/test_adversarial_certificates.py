@@ -388,3 +388,56 @@ def test_root_sum_subtracted_from_a_rational():
     assert (Fraction(3, 2) - x).sign() == 1 and (Fraction(7, 5) - x).sign() == -1
     assert (1 - x).sign() == -1 and (2 - x).sign() == 1
     assert (Fraction(3, 2) - x - (Fraction(3, 2) - x)).sign() == 0
+
+
+def _c2_rejected(cert, where):
+    with pytest.raises(CertificateError) as error:
+        check_certificate(cert)
+    assert str(error.value).startswith(where), str(error.value)
+
+
+def test_c2_every_listed_pair_has_one_well_formed_proof(c2):
+    cert = copy.deepcopy(c2)
+    cert["evidence"]["ties"] = cert["evidence"]["ties"][:-1]
+    _c2_rejected(cert, "evidence.ties: expected")
+    cert = copy.deepcopy(c2)
+    cert["evidence"]["ties"][0] = cert["evidence"]["ties"][0] + ["0"]   # an extra 0
+    _c2_rejected(cert, "evidence.ties[0]")
+    cert = copy.deepcopy(c2)
+    cert["assertion"]["ties"][0] = [0, 9]
+    _c2_rejected(cert, "assertion.ties[0]")
+    cert = copy.deepcopy(c2)
+    cert["evidence"]["ties"][0] = ["1", "x"]
+    _c2_rejected(cert, "evidence.ties[0]")
+    proof = c2["evidence"]["no_ties"][0]
+    for changed, where in (({"multipliers": proof["multipliers"]}, "evidence.no_ties[0]"),
+                           ({**proof, "t": "t"}, "evidence.no_ties[0].t"),
+                           ({**proof, "multipliers": "y"}, "evidence.no_ties[0].multipliers"),
+                           ({**proof, "multipliers": [proof["multipliers"][0] + ["0"]]
+                             + proof["multipliers"][1:]},
+                            "evidence.no_ties[0].multipliers[0]"),
+                           ({**proof, "multipliers": [[proof["multipliers"][0][0], "y"]]
+                             + proof["multipliers"][1:]},
+                            "evidence.no_ties[0].multipliers[0]"),
+                           ({**proof, "multipliers": [[9, "1"]] + proof["multipliers"][1:]},
+                            "evidence.no_ties[0].multipliers[0]")):
+        cert = copy.deepcopy(c2)
+        cert["evidence"]["no_ties"][0] = changed
+        _c2_rejected(cert, where)
+
+
+def test_c2_the_paper_s_pairs_must_be_listed(c2):
+    cert = copy.deepcopy(c2)
+    k = cert["assertion"]["ties"].index([0, 1])
+    del cert["assertion"]["ties"][k], cert["evidence"]["ties"][k]
+    _c2_rejected(cert, "assertion.ties: the paper's pair [0, 1] is missing")
+    cert = copy.deepcopy(c2)
+    k = cert["assertion"]["no_ties"].index([2, 4])
+    del cert["assertion"]["no_ties"][k], cert["evidence"]["no_ties"][k]
+    _c2_rejected(cert, "assertion.no_ties: the paper's pair [2, 4] is missing")
+
+
+def test_c2_a_witness_that_is_not_a_tie_is_named(c2):
+    cert = with_tie(c2, [0, 1], ["0", "0"])
+    _c2_rejected(cert, f"evidence.ties[{len(cert['assertion']['ties']) - 1}]: x does not "
+                       "give w_0.x = w_1.x > every other w_k.x")
