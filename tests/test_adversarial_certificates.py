@@ -441,3 +441,15 @@ def test_c2_a_witness_that_is_not_a_tie_is_named(c2):
     cert = with_tie(c2, [0, 1], ["0", "0"])
     _c2_rejected(cert, f"evidence.ties[{len(cert['assertion']['ties']) - 1}]: x does not "
                        "give w_0.x = w_1.x > every other w_k.x")
+
+
+def test_c2_no_tie_proof_scaled_by_a_square_root_is_accepted(c2):
+    """``y`` and ``t`` times ``sqrt 2`` (> 0) prove the same; numbers over Q(sqrt ...)
+    are read as such."""
+    cert = copy.deepcopy(c2)
+    proof = cert["evidence"]["no_ties"][0]
+    proof["multipliers"] = [[k, f"{y}*sqrt(2)"] for k, y in proof["multipliers"]]
+    proof["t"] = f"{proof['t']}*sqrt(2)"
+    assert check_certificate(cert).startswith("example C.2")
+    cert["assertion"]["ties"] = "none"
+    _c2_rejected(cert, "assertion.ties: ")
