@@ -51,6 +51,33 @@ def test_corrupted_cosine_matrix_is_a_disagreement(claim, W):
     assert set(broken.lhs) != set(broken.rhs)
 
 
+def negate_row(C, r):
+    """The cosine matrix with row ``r`` negated: ``S(D C) = D S(C)`` for the diagonal
+    ``D`` flipping coordinate ``r``, so the count of cells is kept and the set is not."""
+    return [[-a for a in row] if i == r else list(row) for i, row in enumerate(C)]
+
+
+def flipped(patterns, r):
+    return sorted(s[:r] + ("-" if s[r] == "+" else "+") + s[r + 1:] for s in patterns)
+
+
+@pytest.mark.parametrize("claim,W,r", [
+    ("lemma 5.3", [[1, 0], [0, 1], [1, 1], [2, -1]], 2),
+    ("lemma 5.3", [[1, 2, 0], [0, 1, 1], [1, 0, -1], [2, 1, 1], [1, 1, 1]], 0),
+    ("theorem 5.6", [[0, 0], [1, 0], [0, 1], [2, 3]], 1),
+    ("theorem 5.6", [[0, 0, 1], [1, 0, 0], [0, 1, 2], [2, 3, 1], [1, 1, 1]], 4),
+])
+def test_corruption_keeping_the_number_of_cells_is_a_disagreement(claim, W, r):
+    honest = check_matrix(claim, W)
+    assert honest.status == "agree"
+    broken = check_matrix(claim, W, cosine=lambda M: negate_row(cosine_matrix(M), r))
+    # The cosine side is computed honestly from the corrupted matrix: D S(C(M)) ...
+    assert broken.rhs == flipped(honest.rhs, r)
+    # ... which has as many cells as S(M) but is another set.
+    assert len(broken.rhs) == len(broken.lhs) and set(broken.rhs) != set(broken.lhs)
+    assert broken.status == "disagree"
+
+
 def test_disagreement_exits_1_and_writes_the_counterexample(tmp_path, monkeypatch, capsys):
     from verify.cli import main
 

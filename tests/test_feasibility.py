@@ -103,3 +103,91 @@ def test_large_systems_take_the_hinted_route(N, k):
     mixed = oriented + [[-a for a in oriented[0]]]
     assert fraction_check(mixed, strict_feasibility(mixed))
     assert isinstance(strict_feasibility(mixed), GordanCertificate)
+
+
+# --- the float proposer: answers where it should, never wrongly ---------------------------
+
+def _oriented_system(N, k, seed):
+    """``N`` random integer rows in ``R^k`` turned towards a random point: feasible."""
+    import random
+
+    rng = random.Random(seed)
+    z = [rng.randint(1, 9) for _ in range(k)]
+    rows = []
+    while len(rows) < N:
+        r = [rng.randint(-5, 5) for _ in range(k)]
+        s = sum(a * b for a, b in zip(r, z))
+        if s:
+            rows.append(r if s > 0 else [-a for a in r])
+    return rows
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_hint_answers_generic_large_systems(seed):
+    """On generic systems the float proposal is certified (no fallback): a witness for a
+    feasible system, and after one row is negated a certificate, both checked here."""
+    rows = _oriented_system(80, 3, seed)
+    hint = _propose_and_certify(rows)
+    assert isinstance(hint, Witness) and fraction_check(rows, hint)
+    mixed = rows + [[-a for a in rows[0]]]
+    hint = _propose_and_certify(mixed)
+    assert isinstance(hint, GordanCertificate) and fraction_check(mixed, hint)
+
+
+def _minors_vanish(u, v) -> bool:
+    return all(u[i] * v[j] == u[j] * v[i] for i in range(len(u)) for j in range(len(u)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 4).flatmap(lambda k: st.tuples(
+    st.lists(st.integers(-2, 2), min_size=k, max_size=k),
+    st.lists(st.integers(-2, 2), min_size=k, max_size=k))))
+def test_proportional_is_linear_dependence(pair):
+    from verify.feasibility import _proportional
+
+    u, v = pair
+    assert _proportional(u, v) == _minors_vanish(u, v)
+    assert _proportional([Fraction(a, 3) for a in u], [2 * b for b in v]) == _minors_vanish(u, v)
+
+
+@settings(max_examples=300, deadline=None)
+@given(matrices, st.data())
+def test_certificate_on_a_support_is_valid_or_none(rows, data):
+    """``_certificate_on_support`` answers exactly when the rows of the support have one
+    dependency up to scale and it has one sign (zeros allowed); the answer is checked."""
+    from verify.feasibility import _certificate_on_support
+    from verify.linalg import integer_nullspace
+
+    support = sorted(data.draw(st.sets(st.integers(0, len(rows) - 1))))
+    cert = _certificate_on_support(rows, support)
+    if not support:
+        assert cert is None
+        return
+    transposed = [[rows[i][j] for i in support] for j in range(len(rows[0]))]
+    basis = integer_nullspace(transposed)
+    one_signed = len(basis) == 1 and (all(a >= 0 for a in basis[0])
+                                      or all(a <= 0 for a in basis[0]))
+    assert (cert is not None) == one_signed
+    if cert is not None:
+        assert fraction_check(rows, cert)
+        assert {i for i, _ in cert.multipliers} <= set(support)
+        assert len(cert.multipliers) == sum(a != 0 for a in basis[0])
+
+
+def test_certificate_on_a_support_examples():
+    from verify.feasibility import _certificate_on_support
+
+    rows = [[1, 0], [-1, 0], [0, 1], [1, 1], [-2, 0]]
+    assert _certificate_on_support(rows, []) is None
+    assert _certificate_on_support(rows, [0, 2]) is None               # independent
+    assert _certificate_on_support(rows, [0, 3]) is None               # independent
+    assert dict(_certificate_on_support(rows, [0, 1]).multipliers) == {0: 1, 1: 1}
+    assert dict(_certificate_on_support(rows, [0, 4]).multipliers) == {0: 2, 4: 1}
+    assert _certificate_on_support(rows, [1, 4]) is None               # same direction
+    assert _certificate_on_support(rows, [0, 1, 4]) is None            # two dependencies
+    # A row of the support outside the dependency gets no multiplier (zeros allowed).
+    assert dict(_certificate_on_support(rows, [0, 1, 2]).multipliers) == {0: 1, 1: 1}
+
+
+def test_empty_system_is_feasible_at_the_empty_point():
+    assert strict_feasibility([]) == Witness(point=())

@@ -74,13 +74,17 @@ EXACT_SIMPLEX_MAX_ROWS = 60
 # --- exact checks -------------------------------------------------------------------
 
 def is_witness(rows: Sequence[Sequence], point: Sequence) -> bool:
-    """True iff ``row . point > 0`` for every row, decided exactly."""
-    return all(dot(row, point) > 0 for row in rows)
+    """True iff ``row . point > 0`` for every row, decided exactly (and ``point`` has
+    one coordinate per column)."""
+    return all(len(row) == len(point) and dot(row, point) > 0 for row in rows)
 
 
 def is_gordan_certificate(rows: Sequence[Sequence], multipliers: Sequence) -> bool:
-    """True iff the sparse multipliers are >= 0, not all zero and combine rows to 0."""
+    """True iff the sparse multipliers (pairs ``(row index, y)``, indices in range) are
+    >= 0, not all zero and combine the rows to 0."""
     if not multipliers or any(y < 0 for _, y in multipliers):
+        return False
+    if any(not 0 <= i < len(rows) for i, _ in multipliers):
         return False
     if all(y == 0 for _, y in multipliers):
         return False
@@ -125,9 +129,23 @@ def strict_feasibility(rows: Sequence[Sequence]) -> Evidence:
         evidence = _exact_simplex(Z)
     if isinstance(evidence, GordanCertificate):
         evidence = _rescale_certificate(A, Z, evidence)
-        assert is_gordan_certificate(A, evidence.multipliers)
+    return checked_evidence(A, evidence)
+
+
+def checked_evidence(rows: Sequence[Sequence], evidence: Evidence) -> Evidence:
+    """``evidence`` itself, after checking it exactly against ``rows``.
+
+    The guard on every answer of :func:`strict_feasibility` (a real check, kept under
+    ``python -O``): raises ``AssertionError`` unless ``evidence`` is a :class:`Witness`
+    with :func:`is_witness` or a :class:`GordanCertificate` with
+    :func:`is_gordan_certificate`.
+    """
+    if isinstance(evidence, GordanCertificate):
+        valid = is_gordan_certificate(rows, evidence.multipliers)
     else:
-        assert is_witness(A, evidence.point)
+        valid = isinstance(evidence, Witness) and is_witness(rows, evidence.point)
+    if not valid:
+        raise AssertionError(f"internal error: {evidence!r} is not valid evidence")
     return evidence
 
 

@@ -84,16 +84,46 @@ def strict_feasibility_over(rows: Sequence[Sequence], one) -> Witness | GordanCe
         objective = objective + f * T[leave][-1]
         basis[leave] = entering
     if objective == zero:
-        y = sorted((basis[i], T[i][-1]) for i in range(m)
-                   if basis[i] < N and T[i][-1] != zero)
-        answer = GordanCertificate(multipliers=tuple(y))
-        if not (y and all(v > zero for _, v in y) and all(
-                _sum((v * A[i][j] for i, v in y), zero) == zero for j in range(k))):
-            raise AssertionError("internal error: the simplex returned invalid multipliers")
-        return answer
-    # The optimal duals: the reduced cost of artificial r is 1 - pi_r.
-    point = tuple(reduced[N + r] - one for r in range(k))  # z = -pi_z
-    if not all(_sum((a * x for a, x in zip(row, point)), zero) > zero for row in A):
+        return checked_certificate(A, _basic_solution(T, basis, N, zero), zero)
+    return checked_witness(A, _dual_point(reduced, N, k, one), zero)
+
+
+def _basic_solution(T, basis, N: int, zero) -> tuple:
+    """The non-zero basic values among ``y_0 ... y_{N-1}``: pairs ``(i, y_i)``, sorted."""
+    return tuple(sorted((basis[i], T[i][-1]) for i in range(len(basis))
+                        if basis[i] < N and T[i][-1] != zero))
+
+
+def _dual_point(reduced, N: int, k: int, one) -> tuple:
+    """``z = -pi_z`` from the optimal duals: the reduced cost of artificial ``r`` is
+    ``1 - pi_r``."""
+    return tuple(reduced[N + r] - one for r in range(k))
+
+
+def checked_certificate(A, multipliers, zero) -> GordanCertificate:
+    """``multipliers`` as a :class:`GordanCertificate` of the rows ``A``, after checking
+    exactly that they are positive, not empty and combine the rows to 0.
+
+    A guard on the simplex (never skipped, also under ``python -O``): raises
+    ``AssertionError`` if the multipliers do not prove ``A z > 0`` infeasible.
+    """
+    y = tuple(multipliers)
+    k = len(A[0])
+    if not (y and all(v > zero for _, v in y) and all(
+            _sum((v * A[i][j] for i, v in y), zero) == zero for j in range(k))):
+        raise AssertionError("internal error: the simplex returned invalid multipliers")
+    return GordanCertificate(multipliers=y)
+
+
+def checked_witness(A, point, zero) -> Witness:
+    """``point`` as a :class:`Witness` of the rows ``A``, after checking exactly that
+    ``a . point > 0`` for every row ``a``.
+
+    A guard on the simplex (never skipped, also under ``python -O``): raises
+    ``AssertionError`` if the point does not prove ``A z > 0`` feasible.
+    """
+    point = tuple(point)
+    if any(len(row) != len(point) for row in A) or not all(_sum((a * x for a, x in zip(row, point)), zero) > zero for row in A):
         raise AssertionError("internal error: the simplex returned an invalid witness")
     return Witness(point=point)
 
