@@ -117,6 +117,8 @@ def decide_orthant(H, signs, active: list[int]) -> Witness | GordanCertificate:
         if isinstance(evidence, GordanCertificate):
             return GordanCertificate(multipliers=tuple(sorted(
                 (active[i], y) for i, y in evidence.multipliers)))
+        if not isinstance(evidence, Witness):  # a guard (kept under python -O)
+            raise AssertionError(f"internal error: {evidence!r} decides nothing")
         point = evidence.point
         chosen = set(active)
         failed = [i for i in range(len(H))
