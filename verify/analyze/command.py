@@ -63,9 +63,23 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "shot from each argmaxable label's witness to find further tie "
                         "pairs, each certified exactly (default 8; 0: only the cosine "
                         "neighbour pairs)")
+    p.add_argument("--memory", type=_gigabytes, default=None, metavar="GB",
+                   help="memory budget in GB: blocks of the large products are sized to "
+                        "it, and a head that cannot fit even in blocks is refused "
+                        "(default: half of the available memory)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run_analyze)
     return p
+
+
+def _gigabytes(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of GB, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of GB, got {text!r}")
+    return value
 
 
 def _parse_entry(text: str):
@@ -85,8 +99,39 @@ def _parse_entry(text: str):
         return value.to_rational() if value.is_rational() else value
 
 
-def read_head(path: str, tensor: str | None = None) -> list[list]:
-    """The rows of the matrix file (``.safetensors`` included), exactly."""
+def _npy_matrix(path: str):
+    """A ``.npy`` file of binary floats (up to 64 bits) or integers, memory-mapped.
+
+    None when the file is anything else (then :func:`verify.matrix_io.read_matrix`
+    reads it, or names the problem). Non-finite entries are refused here, in blocks.
+    """
+    import numpy as np
+
+    try:
+        array = np.load(path, mmap_mode="r", allow_pickle=False)
+    except (OSError, ValueError, EOFError):
+        return None
+    if (not isinstance(array, np.ndarray) or array.ndim != 2 or 0 in array.shape
+            or array.dtype.kind not in "iuf" or array.dtype.itemsize > 8
+            or array.dtype.byteorder not in "=|<>"):
+        return None
+    if array.dtype.kind == "f":
+        for lo in range(0, array.shape[0], 4096):
+            bad = np.argwhere(~np.isfinite(array[lo:lo + 4096]))
+            if len(bad):
+                i, j = int(bad[0][0]) + lo, int(bad[0][1])
+                raise InputError(f"{path}: row {i}, column {j}: not a finite number: "
+                                 f"{array[i, j]!r}")
+    return array
+
+
+def read_head(path: str, tensor: str | None = None):
+    """The matrix file, exactly: a numpy array for binary ``.npy`` files (memory-mapped,
+    entries taken at their exact binary value), otherwise a list of exact rows."""
+    if Path(path).suffix.lower() == ".npy" and tensor is None and Path(path).is_file():
+        array = _npy_matrix(path)
+        if array is not None:
+            return array
     if Path(path).suffix.lower() == ".safetensors":
         from verify.safetensors_io import read_safetensors
 
@@ -163,7 +208,7 @@ def run_analyze(args) -> int:
     if args.plot is not None:
         _check_output(args.plot, "--plot")
     rows = read_head(args.matrix, args.tensor)
-    n, d = len(rows), len(rows[0])
+    n, d = (rows.shape if hasattr(rows, "shape") else (len(rows), len(rows[0])))
     names = read_names(args.labels, n) if args.labels else None
     if args.plot is not None:
         if d != 2:
@@ -174,9 +219,13 @@ def run_analyze(args) -> int:
         except ImportError:
             raise InputError("--plot needs matplotlib: python -m pip install -e "
                              "'.[plot]'") from None
+    from verify.analyze.memory import MemoryBudget, default_budget
+
+    budget = (MemoryBudget(int(args.memory * 1e9)) if args.memory is not None
+              else default_budget()).for_head(n, d, args.matrix)
     result = analyze(rows, neighbours=args.neighbours, max_cells=args.max_cells,
                      force=args.force, names=names, rays=args.rays,
-                     progress=_progress(args.quiet))
+                     progress=_progress(args.quiet), budget=budget)
     refused = [kind for kind in ("sign", "ranking")
                if result.cells and result.cells[kind]["count"] is None]
     if refused:
