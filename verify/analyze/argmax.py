@@ -717,16 +717,16 @@ class Differences:
         """
         if self.dense is not None:
             A = self.dense
-            if along is not None:
-                A = A - np.outer(A @ along, along) / float(along @ along)
+            vv = None if along is None else float(along @ along)
+            if vv:
+                A = A - np.outer(A @ along, along) / vv
             return np.linalg.norm(A, axis=1)
         Fi = self.F[self.i]
         sq = np.einsum("ij,ij->i", self.F, self.F)[self._index]
         out = sq - 2.0 * (self.F @ Fi)[self._index] + float(Fi @ Fi)
-        if along is not None:
-            vv = float(along @ along)
-            if vv > 0:
-                out = out - (self @ along) ** 2 / vv
+        vv = None if along is None else float(along @ along)
+        if vv and np.isfinite(vv):
+            out = out - (self @ along) ** 2 / vv
         return np.sqrt(np.maximum(out, 0.0))
 
 

@@ -526,6 +526,8 @@ def analyze(W, *, neighbours: int = DEFAULT_NEIGHBOURS, max_cells: int = DEFAULT
 def _text(x) -> str:
     from verify.numbers.rational import format_rational
 
+    if type(x) is int and x.bit_length() < 4000:
+        return str(x)  # the common case, fast (str has a digit limit for longer ints)
     if isinstance(x, (int, fmpq, fmpz)):
         return format_rational(x)
     return str(x)

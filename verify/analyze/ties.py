@@ -189,11 +189,22 @@ class TieAnalysis:
 
     def partners(self, i: int) -> list[int]:
         """The labels certified to be able to tie with ``i``."""
-        out = []
-        for (a, b), e in self.evidence.items():
-            if isinstance(e, TieWitness) and i in (a, b):
-                out.append(b if a == i else a)
-        return sorted(out)
+        return self._partner_lists().get(i, [])
+
+    def _partner_lists(self) -> dict:
+        """``{label: sorted tie partners}``, built once (the evidence does not change
+        after the analysis)."""
+        key = len(self.evidence)
+        cached = self.__dict__.get("_partners")
+        if cached is None or cached[0] != key:
+            lists: dict = {}
+            for (a, b), e in self.evidence.items():
+                if isinstance(e, TieWitness):
+                    lists.setdefault(a, []).append(b)
+                    lists.setdefault(b, []).append(a)
+            cached = (key, {k: sorted(v) for k, v in lists.items()})
+            self.__dict__["_partners"] = cached
+        return cached[1]
 
 
 # --- certificates from the argmax analysis ----------------------------------------------
@@ -380,7 +391,8 @@ def _ray_exits(F: np.ndarray, starts: np.ndarray, dirs: np.ndarray, labels: np.n
     with np.errstate(divide="ignore", invalid="ignore"):
         s = np.where(slope < 0, margin / -slope, np.inf)
     s[labels, cols] = np.inf
-    order = np.argsort(s, axis=0)[:2]
+    # The two smallest exit values per column (no full sort of the n x m array).
+    order = np.argpartition(s, 1, axis=0)[:2] if s.shape[0] > 1 else np.argsort(s, axis=0)
     rival = order[0]
     first = s[rival, cols]
     second = s[order[1], cols] if F.shape[0] > 2 else np.full(m, np.inf)
