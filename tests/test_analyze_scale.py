@@ -332,6 +332,11 @@ def test_injected_three_way_tie_point_is_rejected(monkeypatch):
     W = [[2, 0], [0, 2], [1, 1], [-5, -5]]
     head = make_head(W)
     assert ties_module._certify_points(head, [(0, 1, np.array([1.0, 1.0]))]) == {}
+    # 0 and 3 can tie; on the support {1, 2} the only dependency is
+    # (w_0 - w_1) - 2 (w_0 - w_2) = 0, with a negative multiplier: no certificate.
+    assert ties_module._motzkin_on_support(head, 0, 3, [1, 2]) is None
+    cert = ties_module._motzkin_on_support(head, 0, 1, [2])
+    assert cert is not None and is_no_tie_certificate(W, 0, 1, cert)
     monkeypatch.setattr(ties_module, "perceptron",
                         lambda F, labels, X0, **kw: (np.ones(len(labels), bool),
                                                      np.ones((F.shape[1], len(labels))),
