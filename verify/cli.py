@@ -16,7 +16,10 @@ INPUT_HELP = (
     "matrix file: .json (a list of rows, or an object with key \"W\"), .csv/.txt "
     "(comma- or whitespace-separated) or .npy. Entries are exact: integers, decimals "
     "(0.1 is 1/10, also as a JSON number) and fractions p/q. Floats in .npy files are "
-    "taken at their exact binary value (0.1 as a float64 is 3602879701896397/2^55).")
+    "taken at their exact binary value (0.1 as a float64 is 3602879701896397/2^55). "
+    "Also a checkpoint: .safetensors, a sharded model.safetensors.index.json or a "
+    "directory holding one; its head (lm_head.weight, else the tied input embeddings) "
+    "is read exactly (heads of up to a few million entries).")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -15,6 +15,13 @@ A matrix is returned as a list of rows of exact entries (fmpq unless a different
 ``.npy``
     A 2-D numpy array of integers (taken exactly) or binary floats (taken as their
     exact binary value, so float 0.1 is 3602879701896397/2^55, not 1/10).
+``.safetensors``, ``*.safetensors.index.json`` (a sharded checkpoint), a directory
+    The head of a checkpoint, found and read by :func:`verify.checkpoint.load_head`
+    (``tensor`` names it; binary floats at their exact value), if it has at most
+    :data:`verify.checkpoint.MAX_EXACT_ENTRIES` entries.
+
+:func:`read_vector` reads a vector (a bias, say): a JSON list of numbers, or any of
+the text formats above holding one row or one column.
 
 Every problem is reported as :class:`~verify.errors.InputError` with a one-line
 message ``"<path>: <problem>"``; rows and columns are counted from 0.
@@ -30,7 +37,7 @@ from flint import fmpq
 from verify.errors import InputError
 from verify.numbers.rational import exact_from_float, parse_rational
 
-__all__ = ["read_matrix", "matrix_shape", "SUPPORTED_EXTENSIONS"]
+__all__ = ["read_matrix", "read_vector", "matrix_shape", "SUPPORTED_EXTENSIONS"]
 
 SUPPORTED_EXTENSIONS = (".json", ".csv", ".txt", ".npy")
 
@@ -190,8 +197,12 @@ def _json_rows(document) -> list:
     return document
 
 
-def _parse_json(text: str, parse_entry: ParseEntry) -> list[list]:
-    rows = _json_rows(_load_json(text))
+def _parse_json(text: str, parse_entry: ParseEntry, *, vector: bool = False) -> list[list]:
+    document = _load_json(text)
+    if vector and isinstance(document, list) and not any(isinstance(v, list)
+                                                         for v in document):
+        document = [document]  # a flat list of numbers: one row
+    rows = _json_rows(document)
     _check_rectangular(rows)
     return [
         [_json_entry(value, i, j, parse_entry) for j, value in enumerate(row)]
@@ -256,7 +267,8 @@ def _read_text(path: Path) -> str:
         raise _Problem(f"not UTF-8 text (byte {exc.start})") from None
 
 
-def _read(path: Path, suffix: str, parse_entry: ParseEntry) -> list[list]:
+def _read(path: Path, suffix: str, parse_entry: ParseEntry, *,
+          vector: bool = False) -> list[list]:
     if not path.exists():
         raise _Problem("file not found")
     if path.is_dir():
@@ -269,17 +281,47 @@ def _read(path: Path, suffix: str, parse_entry: ParseEntry) -> list[list]:
     if not text.strip():
         raise _Problem("empty file")
     if suffix == ".json":
-        return _parse_json(text, parse_entry)
+        return _parse_json(text, parse_entry, vector=vector)
     return _parse_delimited(text, parse_entry)
 
 
-def read_matrix(path, *, parse_entry: ParseEntry = parse_rational) -> list[list]:
+def read_matrix(path, *, parse_entry: ParseEntry = parse_rational,
+                tensor: str | None = None) -> list[list]:
     """The rows of the matrix stored at ``path``, each a list of exact entries.
 
     ``parse_entry`` turns one textual entry into a number and raises
     :class:`ValueError` on bad text; JSON numbers and ``.npy`` values are always
-    exact rationals.  Any problem raises :class:`InputError` ``"<path>: <problem>"``.
+    exact rationals.  A checkpoint (``.safetensors``, an index, a directory) gives
+    its head, or its tensor named ``tensor``, exactly if it has at most
+    :data:`~verify.checkpoint.MAX_EXACT_ENTRIES` entries
+    (:class:`~verify.errors.TooLargeError` otherwise).  Any problem raises
+    :class:`InputError` ``"<path>: <problem>"``.
     """
+    from verify import checkpoint
+
+    if checkpoint.is_checkpoint(path) or tensor is not None:
+        head = checkpoint.load_head(path, tensor=tensor,
+                                    max_entries=checkpoint.MAX_EXACT_ENTRIES)
+        if isinstance(head.weights, list):
+            return head.weights
+        return head.weights.rows(limit=checkpoint.MAX_EXACT_ENTRIES)
+    return _read_file(path, parse_entry)
+
+
+def read_vector(path, *, parse_entry: ParseEntry = parse_rational) -> list:
+    """The entries of the vector stored at ``path``: a JSON list of numbers, or a
+    text or ``.npy`` matrix with one row or one column.  Exact, as :func:`read_matrix`."""
+    rows = _read_file(path, parse_entry, vector=True)
+    if len(rows) == 1:
+        return rows[0]
+    if len(rows[0]) == 1:
+        return [row[0] for row in rows]
+    raise InputError(f"{_one_line(os.fspath(path))}: expected a vector (one row or one "
+                     f"column), got {len(rows)} x {len(rows[0])}")
+
+
+def _read_file(path, parse_entry: ParseEntry, *, vector: bool = False) -> list[list]:
+    """:func:`read_matrix` for the formats of this module (not checkpoints)."""
     shown_path = _one_line(os.fspath(path))
     path = Path(path)
     suffix = path.suffix.lower()
@@ -288,8 +330,10 @@ def read_matrix(path, *, parse_entry: ParseEntry = parse_rational) -> list[list]
             raise _Problem(
                 f"unknown extension {suffix or '(none)'!s}; "
                 f"expected one of {', '.join(SUPPORTED_EXTENSIONS)}"
+                + ("" if vector else " or a checkpoint (.safetensors, "
+                   "*.safetensors.index.json, a directory)")
             )
-        return _read(path, suffix, parse_entry)
+        return _read(path, suffix, parse_entry, vector=vector)
     except _Problem as problem:
         raise InputError(f"{shown_path}: {problem}") from None
     except PermissionError:

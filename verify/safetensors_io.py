@@ -10,7 +10,7 @@ The format (https://huggingface.co/docs/safetensors) is, in order:
    bytes ``begin <= b < end`` of the buffer (offsets counted from the buffer's start).
 
 Supported dtypes: ``F64``, ``F32``, ``F16``, ``BF16`` (the upper half of an IEEE
-single), ``I64``, ``I32``, ``I16``, ``I8``, ``U8``. Floats are taken at their exact
+single), ``I64``, ``I32``, ``I16``, ``I8``, ``U32``, ``U16``, ``U8``. Floats are taken at their exact
 binary value (every one of these formats widens exactly to float64, whose value is a
 dyadic rational); integers exactly. The header is validated as a whole (every entry's
 dtype, shape and offsets), and then only the selected tensor's bytes are read.
@@ -31,13 +31,11 @@ import struct
 from math import prod
 from pathlib import Path
 
-import numpy as np
 from flint import fmpq
 
 from verify.errors import InputError
-from verify.numbers.rational import exact_from_float
 
-__all__ = ["DTYPES", "list_tensors", "read_safetensors"]
+__all__ = ["DTYPES", "list_tensors", "read_header", "read_safetensors"]
 
 #: dtype name -> (numpy dtype, bytes per element); BF16 is decoded by hand.
 DTYPES = {
@@ -49,6 +47,8 @@ DTYPES = {
     "I32": ("<i4", 4),
     "I16": ("<i2", 2),
     "I8": ("i1", 1),
+    "U32": ("<u4", 4),
+    "U16": ("<u2", 2),
     "U8": ("u1", 1),
 }
 
@@ -133,6 +133,7 @@ def _check_entry(name: str, entry, buffer_length: int) -> None:
 
 
 def _select(header: dict, tensor: str | None) -> str:
+    """The name of the tensor to read: ``tensor``, or the file's only one."""
     if tensor is not None:
         if tensor not in header:
             known = _names(header) if header else "none"
@@ -144,34 +145,6 @@ def _select(header: dict, tensor: str | None) -> str:
         raise _Problem(f"{len(header)} tensors ({_names(header)}); choose one with "
                        "--tensor NAME")
     return next(iter(header))
-
-
-def _decode(name: str, entry: dict, data: bytes) -> list[list[fmpq]]:
-    dtype, shape = entry["dtype"], entry["shape"]
-    if dtype not in DTYPES:
-        raise _Problem(f"tensor {_shown(name)}: unsupported dtype {_shown(dtype)} "
-                       f"(supported: {', '.join(DTYPES)})")
-    if len(shape) != 2:
-        raise _Problem(f"tensor {_shown(name)} has shape {shape}: expected a 2-D tensor "
-                       "(labels x dimension)")
-    n, d = shape
-    if n == 0:
-        raise _Problem(f"tensor {_shown(name)}: no rows")
-    if d == 0:
-        raise _Problem(f"tensor {_shown(name)}: row 0 has no entries (zero columns)")
-    array = np.frombuffer(data, dtype=np.dtype(DTYPES[dtype][0])).reshape(n, d)
-    if dtype == "BF16":
-        # bfloat16 is the upper 16 bits of an IEEE binary32 number.
-        array = (array.astype(np.uint32) << 16).view(np.float32)
-    if array.dtype.kind in "iu":
-        return [[fmpq(int(v)) for v in row] for row in array.tolist()]
-    wide = array.astype(np.float64)  # exact: every narrower format embeds in binary64
-    bad = np.argwhere(~np.isfinite(wide))
-    if len(bad):
-        i, j = (int(k) for k in bad[0])
-        raise _Problem(f"tensor {_shown(name)} row {i}, column {j}: not a finite "
-                       f"number: {wide[i, j]!r}")
-    return [[exact_from_float(v) for v in row] for row in wide.tolist()]
 
 
 def _wrap(path, fn):
@@ -186,30 +159,30 @@ def _wrap(path, fn):
         raise InputError(f"{shown}: cannot read: {exc.strerror or type(exc).__name__}") from None
 
 
-def list_tensors(path) -> dict[str, tuple[str, list[int]]]:
-    """``{name: (dtype, shape)}`` for every tensor of the file (header validated)."""
+def read_header(path) -> tuple[dict, int]:
+    """``(entries, data_start)``: the validated header (``"__metadata__"`` removed) and
+    the byte offset in the file where the tensors' data begins."""
     def run(p: Path):
-        header, _, _ = _read_header(p)
-        return {name: (e["dtype"], list(e["shape"])) for name, e in header.items()}
+        header, start, _ = _read_header(p)
+        return header, start
 
     return _wrap(path, run)
+
+
+def list_tensors(path) -> dict[str, tuple[str, list[int]]]:
+    """``{name: (dtype, shape)}`` for every tensor of the file (header validated)."""
+    header, _ = read_header(path)
+    return {name: (e["dtype"], list(e["shape"])) for name, e in header.items()}
 
 
 def read_safetensors(path, tensor: str | None = None) -> list[list[fmpq]]:
     """The rows of one 2-D tensor of a ``.safetensors`` file, as exact rationals.
 
     ``tensor`` names the tensor; it may be omitted when the file holds exactly one.
+    The values are read through :class:`verify.checkpoint.LoadedTensor`.
     """
-    def run(p: Path):
-        header, start, _ = _read_header(p)
-        name = _select(header, tensor)
-        entry = header[name]
-        begin, end = entry["data_offsets"]
-        with p.open("rb") as fh:
-            fh.seek(start + begin)
-            data = fh.read(end - begin)
-        if len(data) != end - begin:
-            raise _Problem(f"tensor {_shown(name)}: the file ends inside its data")
-        return _decode(name, entry, data)
+    from verify.checkpoint import check_matrix, file_tensors
 
-    return _wrap(path, run)
+    tensors = file_tensors(path)
+    name = _wrap(path, lambda p: _select(tensors, tensor))
+    return check_matrix(tensors[name]).rows(limit=None)
