@@ -349,3 +349,75 @@ def test_injected_three_way_tie_point_is_rejected(monkeypatch):
     assert T.can_tie(0, 1) is False
     assert set(T.tie_pairs) == reference_ties_2d(W)
     check_tie_evidence(W, T)
+
+
+# --- checkpoints and biases through the command line ----------------------------------
+
+def _sharded_checkpoint(tmp_path, W: np.ndarray, b: np.ndarray):
+    """A directory with a two-shard checkpoint: the head (bf16) in one shard, an
+    embedding, the bias (f32) and a 1-D norm in the other."""
+    from test_analyze import bf16_bytes, write_safetensors
+
+    folder = tmp_path / "model"
+    folder.mkdir()
+    write_safetensors(folder / "model-00001-of-00002.safetensors",
+                      {"lm_head.weight": ("BF16", W.shape, bf16_bytes(W))})
+    emb = np.ones((W.shape[0], W.shape[1]), dtype=np.float32)
+    write_safetensors(folder / "model-00002-of-00002.safetensors",
+                      {"model.embed_tokens.weight": ("F32", emb.shape, emb.tobytes()),
+                       "lm_head.bias": ("F32", b.shape, b.astype("<f4").tobytes()),
+                       "model.norm.weight": ("F32", (W.shape[1],),
+                                             np.ones(W.shape[1], "<f4").tobytes())})
+    index = {"metadata": {}, "weight_map": {
+        "lm_head.weight": "model-00001-of-00002.safetensors",
+        "model.embed_tokens.weight": "model-00002-of-00002.safetensors",
+        "lm_head.bias": "model-00002-of-00002.safetensors",
+        "model.norm.weight": "model-00002-of-00002.safetensors"}}
+    (folder / "model.safetensors.index.json").write_text(json.dumps(index))
+    return folder
+
+
+def test_sharded_checkpoint_directory_with_and_without_bias(tmp_path):
+    rng = np.random.default_rng(4)
+    W = (rng.integers(-8, 9, size=(12, 3)) / 4).astype(np.float32)  # exact in bf16
+    b = (rng.integers(-8, 9, size=12) / 2).astype(np.float32)
+    folder = _sharded_checkpoint(tmp_path, W, b)
+    code, out, err = _run_cli(["analyze", "--matrix", str(folder), "--json"])
+    assert code == 0, err
+    doc = json.loads(out)
+    assert "lm_head.weight" in doc["source"] and "BF16" in doc["source"]
+    assert "lm_head.weight" in err
+    rows = W.astype(np.float64).tolist()
+    assert doc == {**to_json(analyze([[Fraction(v) for v in r] for r in rows])),
+                   "source": doc["source"]}
+    # With the bias: the exact bias engine, checked against its own certificates.
+    code, out, err = _run_cli(["analyze", "--matrix", str(folder), "--bias", "auto",
+                               "--json"])
+    assert code == 0, err
+    doc = json.loads(out)
+    assert "lm_head.bias" in doc["source"]
+    from verify.analyze.bias import argmaxable_with_bias
+
+    Wf = [[Fraction(v) for v in r] for r in rows]
+    bf = [Fraction(float(v)) for v in b]
+    assert doc["argmaxable"] == argmaxable_with_bias(Wf, bf).argmaxable
+    for i, x in doc["argmax_witnesses"].items():
+        z = [sum(Fraction(a) * Fraction(c) for a, c in zip(r, x)) + bk
+             for r, bk in zip(Wf, bf)]
+        assert all(z[int(i)] > z[k] for k in range(len(z)) if k != int(i))
+    code, out, err = _run_cli(["analyze", "--matrix", str(folder), "--tensor",
+                               "model.embed_tokens.weight", "--json"])
+    assert code == 0 and "model.embed_tokens.weight" in json.loads(out)["source"]
+
+
+@pytest.mark.parametrize("extra, needle", [
+    (["--tensor", "nope"], "no tensor named"),
+    (["--tensor", "model.norm.weight"], "2-D"),
+    (["--bias", "model.norm.weight"], "entries for 12 labels"),
+    (["--bias", "missing.npy"], "no such file"),
+])
+def test_checkpoint_errors_are_one_line(tmp_path, extra, needle):
+    W = np.ones((12, 3), dtype=np.float32)
+    folder = _sharded_checkpoint(tmp_path, W, np.zeros(12, dtype=np.float32))
+    code, out, err = _run_cli(["analyze", "--matrix", str(folder), *extra])
+    assert code == 2 and out == "" and err.count("\n") == 1 and needle in err, err

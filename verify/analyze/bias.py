@@ -59,6 +59,8 @@ from verify.feasibility import GordanCertificate, Witness, strict_feasibility
 from verify.linalg import to_fmpq
 
 __all__ = [
+    "BIAS_MAX_LABELS",
+    "analyze_with_bias",
     "argmaxable_with_bias",
     "is_bias_argmax_certificate",
     "is_bias_argmax_witness",
@@ -66,6 +68,10 @@ __all__ = [
     "is_bias_tie_witness",
     "tie_pairs_with_bias",
 ]
+
+
+#: Largest head with a bias analysed (one exact simplex run per label and per pair).
+BIAS_MAX_LABELS = 400
 
 
 def _lifted(W, b) -> list[list[fmpq]]:
@@ -203,3 +209,37 @@ def tie_pairs_with_bias(W, b, pairs=None) -> TieAnalysis:
     wanted = sorted({(min(i, j), max(i, j)) for i, j in pairs if i != j})
     evidence = {(i, j): _decide_pair(R, i, j) for i, j in wanted}
     return TieAnalysis(n=n, evidence=evidence, complete=len(wanted) == n * (n - 1) // 2)
+
+
+def analyze_with_bias(W, b, *, neighbours: int = 2, names=None, source: str = "the head"):
+    """The analysis of ``python -m verify analyze --bias``: a
+    :class:`~verify.analyze.report.HeadAnalysis` of ``W x + b``.
+
+    Every label is decided; every pair too for at most ``ALL_PAIRS_MAX_LABELS`` labels,
+    otherwise the pairs of each label with its ``neighbours`` nearest labels by cosine
+    (cosines of the rows ``w_k``, the bias aside). Cell counts are not computed (they
+    are defined for heads without a bias). Heads above :data:`BIAS_MAX_LABELS` labels
+    are refused (:class:`~verify.errors.TooLargeError`).
+    """
+    from verify.analyze.argmax import make_head
+    from verify.analyze.report import HeadAnalysis, _summarise, cosine_neighbours
+    from verify.analyze.ties import ALL_PAIRS_MAX_LABELS
+    from verify.errors import TooLargeError
+
+    rows = [[to_fmpq(x) for x in row] for row in W]
+    bias = [to_fmpq(v) for v in b]
+    n = len(rows)
+    if n > BIAS_MAX_LABELS:
+        raise TooLargeError(f"{source}: heads with a bias are analysed for at most "
+                            f"{BIAS_MAX_LABELS} labels (this one has {n}); each label is "
+                            "an exact simplex run")
+    head = make_head(rows)
+    argmax = argmaxable_with_bias(rows, bias)
+    near = cosine_neighbours(head, neighbours)
+    pairs = None
+    if n > ALL_PAIRS_MAX_LABELS:
+        pairs = sorted({(min(i, c), max(i, c)) for i, lst in enumerate(near) for c, _ in lst})
+    ties = tie_pairs_with_bias(rows, bias, pairs)
+    return HeadAnalysis(n=n, d=len(rows[0]), argmax=argmax, ties=ties,
+                        cosine=_summarise(near, ties, neighbours), cells=None,
+                        names=list(names) if names is not None else None, head=head)

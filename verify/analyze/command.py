@@ -54,8 +54,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true",
                    help="enumerate the patterns whatever the bound")
     p.add_argument("--tensor", metavar="NAME",
-                   help="the tensor of a .safetensors file (needed when it holds more "
-                        "than one)")
+                   help="the head tensor of a checkpoint (.safetensors, a sharded "
+                        "model.safetensors.index.json, or a directory); default: "
+                        "lm_head.weight, else the tied input embeddings")
+    p.add_argument("--bias", metavar="NAME|FILE|auto",
+                   help="a bias b (logits W x + b): a tensor of the checkpoint, a .npy "
+                        "or text file with one entry per label, or 'auto' (the head's "
+                        "own bias tensor, if the checkpoint has one)")
     p.add_argument("--neighbours", type=non_negative_int, default=2, metavar="K",
                    help="nearest labels by cosine listed per label (default 2)")
     p.add_argument("--rays", type=non_negative_int, default=None, metavar="R",
@@ -123,6 +128,48 @@ def _npy_matrix(path: str):
                 raise InputError(f"{path}: row {i}, column {j}: not a finite number: "
                                  f"{array[i, j]!r}")
     return array
+
+
+class TensorRows:
+    """A :class:`verify.checkpoint.LoadedTensor` seen as a row-sliceable matrix.
+
+    ``rows[lo:hi]`` maps and widens only those rows (exactly), which is all that
+    :meth:`verify.analyze.argmax.ExactHead.from_array` needs.
+    """
+
+    def __init__(self, tensor):
+        import numpy as np
+
+        from verify.checkpoint import WIDENED
+
+        self.tensor, self.shape = tensor, tuple(tensor.shape)
+        self.dtype = np.dtype(WIDENED[tensor.dtype])
+        self.ndim = 2
+
+    def __getitem__(self, rows):
+        start, stop, _ = rows.indices(self.shape[0])
+        return self.tensor.block(start, stop)
+
+
+def load_source(path: str, tensor: str | None, bias: str | None):
+    """``(weights, bias, description)`` of the head at ``path``.
+
+    ``weights``: a numpy array or :class:`TensorRows` for binary files (memory-mapped),
+    otherwise exact rows (square roots allowed); ``bias``: exact entries or None;
+    ``description``: which tensor of which file (None for plain matrix files).
+    """
+    from verify.checkpoint import LoadedTensor, is_checkpoint, load_head
+
+    if not is_checkpoint(path) and bias is None:
+        return read_head(path, tensor), None, None
+    source = load_head(path, tensor=tensor, bias=bias)
+    weights = source.weights
+    if isinstance(weights, LoadedTensor):
+        weights = weights.rows(limit=None) if bias is not None else TensorRows(weights)
+    b = source.bias
+    if isinstance(b, LoadedTensor):
+        b = b.rows(limit=None)
+    return weights, b, source.description
 
 
 def read_head(path: str, tensor: str | None = None):
@@ -207,7 +254,7 @@ def run_analyze(args) -> int:
         _check_output(args.graph, "--graph")
     if args.plot is not None:
         _check_output(args.plot, "--plot")
-    rows = read_head(args.matrix, args.tensor)
+    rows, bias, description = load_source(args.matrix, args.tensor, args.bias)
     n, d = (rows.shape if hasattr(rows, "shape") else (len(rows), len(rows[0])))
     names = read_names(args.labels, n) if args.labels else None
     if args.plot is not None:
@@ -219,13 +266,27 @@ def run_analyze(args) -> int:
         except ImportError:
             raise InputError("--plot needs matplotlib: python -m pip install -e "
                              "'.[plot]'") from None
+    from verify.analyze.argmax import ExactHead
     from verify.analyze.memory import MemoryBudget, default_budget
 
     budget = (MemoryBudget(int(args.memory * 1e9)) if args.memory is not None
               else default_budget()).for_head(n, d, args.matrix)
-    result = analyze(rows, neighbours=args.neighbours, max_cells=args.max_cells,
-                     force=args.force, names=names, rays=args.rays,
-                     progress=_progress(args.quiet), budget=budget)
+    if description is not None:
+        print(f"verify: note: {description}", file=sys.stderr)
+    if bias is not None:
+        from verify.analyze.bias import analyze_with_bias
+
+        if args.plot is not None:
+            raise InputError("--plot draws heads without a bias; drop --bias or --plot")
+
+        result = analyze_with_bias(rows, bias, neighbours=args.neighbours, names=names,
+                                   source=args.matrix)
+    else:
+        if isinstance(rows, TensorRows):
+            rows = ExactHead.from_array(rows, budget=budget, source=args.matrix)
+        result = analyze(rows, neighbours=args.neighbours, max_cells=args.max_cells,
+                         force=args.force, names=names, rays=args.rays,
+                         progress=_progress(args.quiet), budget=budget)
     refused = [kind for kind in ("sign", "ranking")
                if result.cells and result.cells[kind]["count"] is None]
     if refused:
@@ -248,8 +309,11 @@ def run_analyze(args) -> int:
             title=Path(args.matrix).name))
         print(f"verify: figure written to {args.plot}", file=sys.stderr)
     if args.json:
+        doc = to_json(result)
+        if description is not None:
+            doc["source"] = description
         # One string (the C encoder) instead of json.dump's many small writes.
-        sys.stdout.write(json.dumps(to_json(result), separators=(",", ":")) + "\n")
+        sys.stdout.write(json.dumps(doc, separators=(",", ":")) + "\n")
     else:
-        print(format_text(result, args.matrix))
+        print(format_text(result, description or args.matrix))
     return 0
