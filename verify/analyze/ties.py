@@ -118,6 +118,8 @@ __all__ = [
 ALL_PAIRS_MAX_LABELS = 200
 #: Rays shot from the witness of every argmaxable label when not all pairs are decided.
 RAYS_PER_LABEL = 8
+#: Candidate tie points rounded and checked at a time.
+CERTIFY_CHUNK = 4096
 
 
 @dataclass(frozen=True)
@@ -324,22 +326,24 @@ def _certify_points(head: ExactHead, cands: list) -> dict:
     for bits in (8, 26, 52):
         if not pending:
             break
-        pts, labels, keys = [], [], []
-        for i, j, p in pending:
-            r = _round_point(p, bits)
-            if r is None:
-                continue
-            x = _project(head, i, j, r)
-            if not any(x):
-                continue
-            pts.append(x)
-            labels.append(i)
-            keys.append((i, j))
-        tied = head.wins(pts, labels, partners=[j for _, j in keys])
-        for c, (i, j) in enumerate(keys):
-            if tied[c]:
-                key = (min(i, j), max(i, j))
-                out.setdefault(key, TieWitness(point=pts[c]))
+        # A chunk at a time: the exact points (tuples of Python integers) of only a
+        # few thousand candidates exist at once. Each pair occurs once in ``pending``.
+        for start in range(0, len(pending), CERTIFY_CHUNK):
+            pts, labels, keys = [], [], []
+            for i, j, p in pending[start:start + CERTIFY_CHUNK]:
+                r = _round_point(p, bits)
+                if r is None:
+                    continue
+                x = _project(head, i, j, r)
+                if not any(x):
+                    continue
+                pts.append(x)
+                labels.append(i)
+                keys.append((i, j))
+            tied = head.wins(pts, labels, partners=[j for _, j in keys])
+            for c, (i, j) in enumerate(keys):
+                if tied[c]:
+                    out.setdefault((min(i, j), max(i, j)), TieWitness(point=pts[c]))
         pending = [(i, j, p) for i, j, p in pending if (min(i, j), max(i, j)) not in out]
     return out
 
