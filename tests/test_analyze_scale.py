@@ -169,6 +169,21 @@ def test_no_array_grows_like_n_squared():
     assert result.cosine.neighbour_pairs_undecided == 0
 
 
+def test_ray_shooting_keeps_no_n_by_pairs_array():
+    """Rows on a sphere: every label is a vertex, thousands of pairs go to ray
+    shooting; an index array of all n x (pairs) exits once stayed alive (81 MB here)."""
+    A = np.random.default_rng(5).standard_normal((2500, 5))
+    A /= np.linalg.norm(A, axis=1)[:, None]
+    tracemalloc.start()
+    try:
+        result = analyze(A, cells=False, rays=0, budget=MemoryBudget(64 << 20))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(result.argmax.argmaxable) == 2500
+    assert peak < 8 * 2500 * 2500 * 4 // 5  # 40 MB; n x n float64 would be 50 MB
+
+
 def test_head_beyond_the_budget_is_refused_in_one_line(tmp_path):
     path = tmp_path / "w.npy"
     np.save(path, np.zeros((3000, 64), dtype=np.float32))

@@ -397,6 +397,8 @@ def _ray_exits(F: np.ndarray, starts: np.ndarray, dirs: np.ndarray, labels: np.n
     s[labels, cols] = np.inf
     # The two smallest exit values per column (no full sort of the n x m array).
     order = np.argpartition(s, 1, axis=0)[:2] if s.shape[0] > 1 else np.argsort(s, axis=0)
+    # Copies: a view would keep the whole n x m index array alive with the result.
+    order = order.copy()
     rival = order[0]
     first = s[rival, cols]
     second = s[order[1], cols] if F.shape[0] > 2 else np.full(m, np.inf)
