@@ -176,13 +176,16 @@ def _is_field_entry(x) -> bool:
     return isinstance(x, SqrtSum) and not x.is_rational()
 
 
-def make_head(W):
+def make_head(W, budget=None):
     """An :class:`ExactHead` for rational rows, a :class:`FieldHead` if a square root occurs.
 
     ``W`` may already be a head (returned unchanged).
     """
     if isinstance(W, (ExactHead, FieldHead)):
         return W
+    if isinstance(W, np.ndarray) and W.ndim == 2 and W.size and W.dtype.kind in "iuf" \
+            and W.dtype.itemsize <= 8:
+        return ExactHead.from_array(W, budget=budget)
     rows = [list(row) for row in W]
     if not rows or not rows[0]:
         raise ValueError("the matrix needs at least one row and one column")
@@ -191,7 +194,7 @@ def make_head(W):
         raise ValueError("ragged rows")
     if any(_is_field_entry(x) for row in rows for x in row):
         return FieldHead(rows)
-    return ExactHead(rows)
+    return ExactHead(rows, budget=budget)
 
 
 def _to_fmpq(x) -> fmpq:
@@ -203,30 +206,177 @@ def _to_fmpq(x) -> fmpq:
     return to_fmpq(x)
 
 
-# --- exact integer products ------------------------------------------------------------
+# --- exact integer rows, and exact signs of products with them -------------------------
 
-def _limb_bits(d: int) -> int:
-    """Limb width b with ``d * 2^(2b) <= 2^50``: float64 dot products of limbs are exact."""
-    return max(1, (50 - max(1, d - 1).bit_length()) // 2)
+#: Unit roundoff of IEEE binary64.
+UNIT_ROUNDOFF = 2.0 ** -53
+#: Safety factor on the float error bound (covers the rounding of the bound itself and
+#: of the row norms; see :func:`product_error_bounds`).
+BOUND_SAFETY = 2.0
+#: Largest bit length stored as int64 (products are never formed in int64).
+INT64_BITS = 62
 
 
-def _split_limbs(values: np.ndarray, b: int) -> np.ndarray:
-    """Signed base-``2^b`` digits of an object array of ints: float64 ``(L,) + shape``.
+class IntegerRows:
+    """The rows of an int64 matrix, read as tuples of Python ints (exact at any size).
 
-    ``v = sum_l digit_l * 2^(b l)``, every digit has the sign of ``v`` and
-    ``|digit| < 2^b``, so each digit is an exact float64.
+    ``array`` is the ``n x d`` int64 matrix; ``rows[i]`` is ``tuple`` of Python ints.
     """
-    flat = values.ravel()
-    sign = np.array([(v > 0) - (v < 0) for v in flat], dtype=np.int64)
-    mags = [abs(int(v)) for v in flat]
-    bits = max((m.bit_length() for m in mags), default=0)
-    L = max(1, -(-bits // b))
-    mask = (1 << b) - 1
-    out = np.empty((L, flat.size), dtype=np.float64)
-    for l in range(L):
-        shift = b * l
-        out[l] = np.array([(m >> shift) & mask for m in mags], dtype=np.int64) * sign
-    return out.reshape((L,) + values.shape)
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: np.ndarray):
+        self.array = array
+
+    def __len__(self) -> int:
+        return self.array.shape[0]
+
+    def __getitem__(self, i):
+        return tuple(self.array[i].tolist())
+
+    def __iter__(self):
+        for row in self.array:
+            yield tuple(row.tolist())
+
+
+def _primitive_int64(Z: np.ndarray) -> np.ndarray:
+    """``Z`` divided (in place) by the gcd of its entries (unchanged if all are zero)."""
+    g = 0
+    for lo, hi in _row_blocks(Z.shape[0]):
+        g = int(np.gcd(g, np.gcd.reduce(Z[lo:hi], axis=None)))
+        if g == 1:
+            return Z
+    if g > 1:
+        for lo, hi in _row_blocks(Z.shape[0]):
+            Z[lo:hi] //= g
+    return Z
+
+
+#: Rows per block when converting a matrix (a few MB of temporaries per block).
+CONVERT_ROWS = 4096
+
+
+def _row_blocks(n: int, step: int = CONVERT_ROWS):
+    for lo in range(0, n, step):
+        yield lo, min(n, lo + step)
+
+
+def _exponent_range(block: np.ndarray) -> tuple[int, int] | None:
+    """``(lowest, highest)``: every non-zero entry is an odd multiple of ``2^e`` with
+    ``e >= lowest``, and below ``2^highest`` in magnitude; None if all are zero."""
+    a = block[block != 0]
+    if not a.size:
+        return None
+    mant, expo = np.frexp(a)
+    m = np.ldexp(mant, 53).astype(np.int64)  # exact: 53-bit integer mantissas
+    low = np.log2((m & -m).astype(np.float64)).astype(np.int64)  # trailing zero bits
+    return int((expo - 53 + low).min()), int(expo.max())
+
+
+def integer_matrix(array: np.ndarray) -> np.ndarray | None:
+    """The primitive int64 matrix ``Z = c W`` (one ``c > 0``) of a binary-float matrix.
+
+    ``W`` is an integer or floating numpy array (or memory map) of finite numbers
+    (binary64 or narrower: every binary32, binary16 and bfloat16 number is a binary64
+    number). Each non-zero entry is ``m 2^e`` with an odd integer ``m``; scaling by
+    ``2^-min(e)`` makes every entry an integer, and dividing by the gcd of the entries
+    makes the matrix primitive: the same ``Z`` as the exact rational path. Returns None
+    when an entry would need more than ``INT64_BITS`` bits (the caller then uses Python
+    integers). Works in blocks of rows: the temporaries stay small.
+    """
+    n = array.shape[0]
+    Z = np.empty(array.shape, dtype=np.int64)
+    if array.dtype.kind in "iu":
+        for lo, hi in _row_blocks(n):
+            block = np.asarray(array[lo:hi])
+            if block.size and (int(block.max()) >= 1 << INT64_BITS
+                               or int(block.min()) <= -(1 << INT64_BITS)):
+                return None
+            Z[lo:hi] = block
+        return _primitive_int64(Z)
+    ranges = [r for lo, hi in _row_blocks(n)
+              if (r := _exponent_range(np.asarray(array[lo:hi], dtype=np.float64)))]
+    if not ranges:
+        Z[:] = 0
+        return Z
+    e_min, e_max = min(r[0] for r in ranges), max(r[1] for r in ranges)
+    if e_max - e_min > INT64_BITS:
+        return None
+    for lo, hi in _row_blocks(n):
+        # Exact: a * 2^-e_min is an integer below 2^62, a binary64 number.
+        Z[lo:hi] = np.ldexp(np.asarray(array[lo:hi], dtype=np.float64), -e_min)
+    return _primitive_int64(Z)
+
+
+def _python_integers(rows) -> list[list[int]]:
+    """The primitive integer matrix ``c W`` (one rational ``c > 0``) of ``fmpq`` rows."""
+    den = lcm(*(int(q.q) for row in rows for q in row))
+    Z = [[int(q.p) * (den // int(q.q)) for q in row] for row in rows]
+    g = gcd(*(v for row in Z for v in row))
+    return [[v // g for v in row] for row in Z] if g > 1 else Z
+
+
+def _float_points(points: Sequence[Sequence[int]], d: int) -> tuple[np.ndarray, np.ndarray]:
+    """Integer points as float64 columns ``X`` (``d x m``) and which are exact.
+
+    A point with entries below ``2^53`` is converted exactly; a longer one is first
+    divided by a power of two ``2^e`` (which changes no sign of a product) and rounded
+    down, so that each entry is off by less than 1 while the largest is at least
+    ``2^52``.
+    """
+    m = len(points)
+    if m == 0:
+        return np.zeros((d, 0)), np.ones(0, dtype=bool)
+    try:
+        ints = np.array(points, dtype=np.int64).reshape(m, d)
+        if ints.size == 0 or int(np.abs(ints).max()) < 1 << 53:
+            return ints.T.astype(np.float64), np.ones(m, dtype=bool)
+    except OverflowError:
+        pass
+    X = np.empty((d, m), dtype=np.float64)
+    exact = np.ones(m, dtype=bool)
+    for c, p in enumerate(points):
+        top = max((abs(int(v)) for v in p), default=0).bit_length()
+        e = max(0, top - 53)
+        X[:, c] = [float(int(v) >> e) for v in p]
+        exact[c] = e == 0
+    return X, exact
+
+
+def product_error_bounds(row_norms: np.ndarray, X: np.ndarray, d: int,
+                         absolute_error: float, exact: np.ndarray):
+    r"""Bounds ``(R, A)`` with ``|(F X)_kc - (omega_k . xi_c)| <= R_k[c] row_norms_k + A_c``.
+
+    Here ``omega_k`` is the exact row ``z_k / 2^s`` whose float copy is ``F_k``, ``xi_c``
+    the exact point (scaled by a power of two) whose float copy is ``X[:, c]``, and the
+    product is any float64 evaluation (BLAS, any order of summation, with or without
+    fused multiply-adds). Returned as ``R = SAFETY (d + 2 + 2 sqrt(d) [xi inexact]) u
+    |X_c|_2`` (a vector over columns) and ``A``.
+
+    Argument (Higham, *Accuracy and Stability of Numerical Algorithms*, 2002, §3.1;
+    ``u = 2^-53``): the computed dot product of the float vectors ``f`` and ``x`` is
+    within ``gamma_d sum |f_c x_c| <= gamma_d |f|_2 |x|_2`` of their exact dot product,
+    ``gamma_d = d u / (1 - d u)``; the float row is within ``u |omega|`` of the exact
+    one entry-wise (plus ``absolute_error`` for rows stored with truncated low bits), and
+    a rounded point within 1 per entry while its largest entry is at least ``2^52``,
+    which adds ``|omega|_1 <= sqrt(d) |omega|_2 <= 2 sqrt(d) u |omega|_2 |x|_2``.
+    Gradual underflow adds at most ``2^-1074`` per operation, ``A`` collects it. The
+    factor ``SAFETY = 2`` covers ``gamma_d <= 1.01 d u`` (``d u < 0.01``) and the
+    rounding of the norms and of the bound itself, each a relative ``O(d u)``.
+    """
+    u = UNIT_ROUNDOFF
+    norm_x = np.sqrt(np.einsum("ij,ij->j", X, X))
+    top_x = np.abs(X).max(axis=0) if X.size else np.zeros(X.shape[1])
+    factor = (d + 2) + np.where(exact, 0.0, 2.0 * np.sqrt(d))
+    R = BOUND_SAFETY * factor * u * norm_x
+    A = BOUND_SAFETY * d * ((absolute_error + 2.0 ** -1074) * (top_x + 1) + 2.0 ** -1073)
+    return R, A
+
+
+def _bit_length(values: np.ndarray) -> int:
+    """Largest bit length of the absolute values of an int64 array."""
+    top = int(np.abs(values).max()) if values.size else 0
+    return top.bit_length()
 
 
 class ExactHead:
@@ -235,89 +385,190 @@ class ExactHead:
     Attributes
     ----------
     n, d : shape.
-    Z : list of tuples of Python ints, ``Z = c W`` for one rational ``c > 0``.
+    Z : the rows of ``Z = c W`` (one rational ``c > 0``, ``Z`` primitive) as tuples of
+        Python ints: an :class:`IntegerRows` view of ``Zarr`` when every entry fits in
+        ``INT64_BITS`` bits, else a list of tuples.
+    Zarr : the int64 matrix, or None.
     F : float64 array close to ``Z / 2^s`` (entries below 1 in magnitude), for proposals.
-    rows : the original rows as ``fmpq``.
+    rows : the original rows as ``fmpq`` (computed on first use).
+    budget : the :class:`~verify.analyze.memory.MemoryBudget` that sizes blocks.
     """
 
-    def __init__(self, rows):
-        self.rows = [[_to_fmpq(x) for x in row] for row in rows]
-        self.n, self.d = len(self.rows), len(self.rows[0])
-        den = lcm(*(int(q.q) for row in self.rows for q in row))
-        Z = [[int(q.p) * (den // int(q.q)) for q in row] for row in self.rows]
-        g = gcd(*(v for row in Z for v in row))
-        if g > 1:
-            Z = [[v // g for v in row] for row in Z]
-        self.Z = [tuple(row) for row in Z]
-        bits = max(abs(v).bit_length() for row in Z for v in row) or 1
-        shift = max(0, bits - 62)
-        approx = np.array([[v >> shift for v in row] for row in Z], dtype=np.int64)
-        self.F = approx.astype(np.float64) * 2.0 ** -(bits - shift)
-        self._b = _limb_bits(self.d)
-        self._W_limbs = None
+    def __init__(self, rows, *, budget=None, _integers=None):
+        from verify.analyze.memory import default_budget
+
+        budget = budget or default_budget()
+        if _integers is None:
+            self._rows = [[_to_fmpq(x) for x in row] for row in rows]
+            Z = _python_integers(self._rows)
+            bits = max(abs(v).bit_length() for row in Z for v in row) or 1
+            if bits <= INT64_BITS:
+                _integers = np.array(Z, dtype=np.int64)
+            else:
+                self.Z, self.Zarr = [tuple(row) for row in Z], None
+        else:
+            self._rows = None
+        if _integers is not None:
+            self.Zarr = _integers
+            self.Z = IntegerRows(_integers)
+            bits = _bit_length(_integers) or 1
+        self.n, self.d = len(self.Z), len(self.Z[0])
+        self.bits = bits
+        self.budget = budget if budget.resident else budget.for_head(self.n, self.d)
+        if self.Zarr is not None:
+            self.F = np.empty(self.Zarr.shape, dtype=np.float64)
+            for lo, hi in _row_blocks(self.n):
+                self.F[lo:hi] = np.ldexp(self.Zarr[lo:hi].astype(np.float64), -bits)
+            #: Largest error of an entry of F beyond its relative rounding (none here).
+            self._absolute_error = 0.0
+        else:
+            shift = max(0, bits - 62)
+            approx = np.array([[v >> shift for v in row] for row in self.Z], dtype=np.int64)
+            self.F = np.ldexp(approx.astype(np.float64), shift - bits)
+            self._absolute_error = 2.0 ** -61  # the truncated low bits, in units of F
+        self._row_norms = None
+
+    @classmethod
+    def from_array(cls, array: np.ndarray, *, budget=None,
+                   source: str = "the head") -> "ExactHead":
+        """The head of a numpy matrix of binary floats or integers, taken exactly.
+
+        Vectorised: no Python number per entry unless an entry needs more than
+        ``INT64_BITS`` bits after scaling. The budget is checked first (a head that
+        cannot fit is refused before anything is allocated).
+        """
+        from verify.analyze.memory import default_budget
+
+        n, d = array.shape
+        budget = (budget or default_budget()).for_head(n, d, source)
+        Z = integer_matrix(array)
+        if Z is None:
+            from verify.numbers.rational import exact_from_float
+
+            a = np.asarray(array)
+            rows = ([[fmpq(int(v)) for v in row] for row in a.tolist()] if a.dtype.kind in "iu"
+                    else [[exact_from_float(v) for v in row] for row in a.astype(np.float64)])
+            return cls(rows, budget=budget)
+        return cls(None, budget=budget, _integers=Z)
+
+    @property
+    def rows(self):
+        if self._rows is None:
+            self._rows = [[fmpq(v) for v in row] for row in self.Z]
+        return self._rows
+
+    def row_norms(self) -> np.ndarray:
+        """Float norms of the rows of ``F`` (cached)."""
+        if self._row_norms is None:
+            self._row_norms = np.sqrt(np.einsum("ij,ij->i", self.F, self.F))
+        return self._row_norms
 
     # -- exact products ------------------------------------------------------------------
+
+    def exact_scores(self, rows, point: Sequence[int]) -> list[int]:
+        """``z_k . x`` for the listed rows ``k``, in Python integers."""
+        return [_dot(self.Z[k], point) for k in rows]
+
+    def _sign_block(self, points, targets) -> np.ndarray:
+        """Exact ``sign((z_t - z_k) . x)`` for one block of columns: ``(n, m)`` int8.
+
+        The float product decides every entry whose computed margin exceeds the error
+        bound of :func:`product_error_bounds` for both scores; the others (ties, near
+        ties, rows lost to underflow) are computed in Python integers.
+        """
+        X, exact = _float_points(points, self.d)
+        S = self.F @ X
+        R, A = product_error_bounds(self.row_norms(), X, self.d, self._absolute_error,
+                                    exact)
+        m = len(points)
+        cols = np.arange(m)
+        t = np.asarray(targets, dtype=np.intp)
+        D = S[t, cols][None, :] - S
+        norms = self.row_norms()
+        # |error of D| <= R (N_t + N_k) + 2 A; the last factor covers rounding of B.
+        B = (np.outer(norms, R) + (norms[t] * R + 2 * A)[None, :]) * (1 + 2.0 ** -40)
+        sign = np.zeros(D.shape, dtype=np.int8)
+        sign[D > B] = 1
+        sign[D < -B] = -1
+        unsure = np.nonzero(sign == 0)
+        by_column: dict = {}
+        for k, c in zip(*unsure):
+            by_column.setdefault(int(c), []).append(int(k))
+        for c, ks in by_column.items():
+            top = _dot(self.Z[targets[c]], points[c])
+            for k, s in zip(ks, self.exact_scores(ks, points[c])):
+                sign[k, c] = (top > s) - (top < s)
+        return sign
 
     def margin_signs(self, points: Sequence[Sequence[int]], targets: Sequence[int]) -> np.ndarray:
         """``sign((z_t - z_k) . x)`` exactly, for every row ``k`` and every column.
 
         ``points[c]`` is an integer point ``x_c`` and ``targets[c]`` a label ``t_c``;
-        the result is an ``int8`` array of shape ``(n, len(points))``.
+        the result is an ``int8`` array of shape ``(n, len(points))`` (meant for a few
+        columns; :meth:`wins` checks many without that array).
         """
         m = len(points)
         out = np.empty((self.n, m), dtype=np.int8)
-        if m == 0:
-            return out
-        if self._W_limbs is None:
-            self._W_limbs = _split_limbs(np.array(self.Z, dtype=object), self._b)
-        Lw = self._W_limbs.shape[0]
-        # Columns per chunk keep the limb arrays near 64 MB.
-        X_all = np.array([[int(v) for v in p] for p in points], dtype=object).T
-        X_limbs = _split_limbs(X_all, self._b)
-        S = Lw + X_limbs.shape[0] - 1
-        chunk = max(1, (1 << 23) // max(1, S * self.n))
-        for start in range(0, m, chunk):
-            stop = min(m, start + chunk)
-            out[:, start:stop] = self._signs_chunk(X_limbs[:, :, start:stop],
-                                                    np.asarray(targets[start:stop]))
+        step = self.budget.columns(32 * self.n)
+        for start in range(0, m, step):
+            stop = min(m, start + step)
+            out[:, start:stop] = self._sign_block(points[start:stop], targets[start:stop])
         return out
 
-    def _signs_chunk(self, X_limbs: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        b = self._b
-        Wl = self._W_limbs
-        Lw, Lx = Wl.shape[0], X_limbs.shape[0]
-        S = Lw + Lx - 1
-        if min(Lw, Lx) > 1 << 10:  # pragma: no cover - numbers of ~20000 bits
-            raise OverflowError("integers too long for the limb products")
-        m = X_limbs.shape[2]
-        G = np.zeros((S, self.n, m), dtype=np.int64)
-        for a in range(Lw):
-            for c in range(Lx):
-                # Exact: |digits| < 2^b and d * 2^(2b) <= 2^50, so every partial sum of
-                # this float64 product is an integer below 2^53.
-                G[a + c] += (Wl[a] @ X_limbs[c]).astype(np.int64)
-        cols = np.arange(m)
-        D = G[:, targets, cols][:, None, :] - G
-        for s in range(S - 1):
-            carry = D[s] >> b  # floor division by 2^b
-            D[s] -= carry << b  # now 0 <= D[s] < 2^b
-            D[s + 1] += carry
-        top = D[S - 1]
-        sign = np.sign(top).astype(np.int8)
-        if S > 1:
-            low = (D[: S - 1] != 0).any(axis=0)
-            sign[(top == 0) & low] = 1
-        return sign
+    def wins(self, points: Sequence[Sequence[int]], targets: Sequence[int],
+             partners: Sequence[int] | None = None, progress=None) -> list[bool]:
+        """Exactly: does label ``t_c`` alone score highest at ``x_c`` (every column ``c``)?
+
+        With ``partners``, the question is whether ``t_c`` and ``p_c`` score equally and
+        strictly above every other label: a tie witness. Columns go in blocks sized by
+        the budget, so no ``n x len(points)`` array is formed.
+        """
+        m = len(points)
+        out = []
+        step = self.budget.columns(32 * self.n)
+        for start in range(0, m, step):
+            stop = min(m, start + step)
+            block = points[start:stop]
+            signs = self._sign_block(block, targets[start:stop])
+            for c in range(stop - start):
+                col = signs[:, c]
+                if partners is None:
+                    out.append(int(np.count_nonzero(col > 0)) == self.n - 1)
+                    continue
+                p = partners[start + c]
+                # Both signs are exact: sign 0 at p means z_t . x == z_p . x.
+                out.append(int(col[p]) == 0
+                           and int(np.count_nonzero(col > 0)) == self.n - 2)
+            _tick(progress, stop - start)
+        return out
+
+    # -- blocks and groups ----------------------------------------------------------------
+
+    def perceptron_block(self) -> int:
+        """Columns per block of :func:`perceptron` (about five ``n``-vectors each)."""
+        return self.budget.columns(48 * self.n)
+
+    def equal_row_groups(self) -> list[list[int]]:
+        """The labels grouped by equal rows (each group increasing, groups by first label)."""
+        if self.Zarr is None:
+            groups: dict[tuple, list[int]] = {}
+            for i, row in enumerate(self.Z):
+                groups.setdefault(row, []).append(i)
+            return list(groups.values())
+        _, first, inverse = np.unique(self.Zarr, axis=0, return_index=True,
+                                      return_inverse=True)
+        inverse = inverse.reshape(-1)
+        order = np.argsort(inverse, kind="stable")
+        bounds = np.flatnonzero(np.diff(inverse[order])) + 1
+        groups = [g.tolist() for g in np.split(order, bounds)]
+        return sorted(groups, key=lambda g: g[0])
 
     # -- argmax -----------------------------------------------------------------------------
 
     def argmax(self, progress=None) -> ArgmaxAnalysis:
         n, d = self.n, self.d
         evidence: list = [None] * n
-        groups: dict[tuple, list[int]] = {}
-        for i, row in enumerate(self.Z):
-            groups.setdefault(row, []).append(i)
-        for members in groups.values():
+        for members in self.equal_row_groups():
             if len(members) > 1:
                 # Two labels with the same row always tie: neither is ever the strict
                 # argmax, and w_i = w_k is the one-term convex combination.
@@ -331,7 +582,8 @@ class ExactHead:
         _tick(progress, n - len(unique))
         if unique:
             F = self.F
-            won, X, rivals = perceptron(F, unique, (F[unique] - F.mean(axis=0)).T)
+            won, X, rivals = perceptron(F, unique, (F[unique] - F.mean(axis=0)).T,
+                                        block=self.perceptron_block())
             points = {i: X[:, c] for c, i in enumerate(unique) if won[c]}
             remaining = self._accept_points(points, evidence, progress)
             column = {i: c for c, i in enumerate(unique)}
@@ -351,11 +603,9 @@ class ExactHead:
             ok = [p is not None for p in ints]
             labels = [i for i, good in zip(pending, ok) if good]
             cands = [p for p in ints if p is not None]
-            signs = self.margin_signs(cands, labels)
             passed = set()
-            for c, i in enumerate(labels):
-                col = signs[:, c]
-                if np.count_nonzero(col > 0) == self.n - 1:  # all rows but i itself
+            for c, (i, won) in enumerate(zip(labels, self.wins(cands, labels))):
+                if won:
                     evidence[i] = Witness(point=tuple(cands[c]))
                     passed.add(i)
             _tick(progress, len(passed))
@@ -364,15 +614,14 @@ class ExactHead:
         return undecided
 
     def _decide_label(self, i: int, start, rivals=()) -> Witness | GordanCertificate:
-        others = [k for k in range(self.n) if k != i]
-        A = self.F[i] - self.F[others]
+        A = Differences(self, i)
+        others = A.labels
         # A label that never won is probably inside the hull: look for the convex
         # combination among the labels that beat it and its nearest rows first.
-        near = np.argsort(np.linalg.norm(A, axis=1))[: 2 * self.d + 2]
-        position = {k: r for r, k in enumerate(others)}
-        cand = list(dict.fromkeys([position[k] for k in rivals if k in position]
+        near = np.argsort(A.norms(), kind="stable")[: 2 * self.d + 2]
+        cand = list(dict.fromkeys([A.position(k) for k in rivals if k != i]
                                   + [int(r) for r in near]))
-        support = nnls_support(A[cand])
+        support = nnls_support(A.take(cand))
         if support is not None:
             cert = self.label_certificate(i, [others[cand[r]] for r in support])
             if cert is not None:
@@ -383,8 +632,7 @@ class ExactHead:
             if kind == "point":
                 for bits in POINT_BITS:
                     p = _round_point(value, bits)
-                    if p is not None and np.count_nonzero(
-                            self.margin_signs([p], [i])[:, 0] > 0) == self.n - 1:
+                    if p is not None and self.wins([p], [i])[0]:
                         return Witness(point=tuple(p))
             else:
                 support = [others[r] for r in value]
@@ -396,7 +644,8 @@ class ExactHead:
     def label_certificate(self, i: int, support: Sequence[int]) -> GordanCertificate | None:
         """Exact convex weights ``w_i = sum lambda_k w_k`` on ``support``, if they exist."""
         zi = self.Z[i]
-        cols = [[zi[c] - self.Z[k][c] for k in support] for c in range(self.d)]
+        diffs = [[a - b for a, b in zip(zi, self.Z[k])] for k in support]
+        cols = [list(col) for col in zip(*diffs)]
         basis = integer_nullspace(cols) if support else []
         y = None
         if len(basis) == 1:
@@ -405,8 +654,7 @@ class ExactHead:
                 y = None
         if y is None and support:
             # A degenerate support: the exact simplex on these few rows decides.
-            ev = strict_feasibility([[zi[c] - self.Z[k][c] for c in range(self.d)]
-                                     for k in support])
+            ev = strict_feasibility(diffs)
             if not isinstance(ev, GordanCertificate):
                 return None
             y = [fmpq(0)] * len(support)
@@ -416,12 +664,70 @@ class ExactHead:
 
     def _exact_label(self, i: int) -> Witness | GordanCertificate:
         others = [k for k in range(self.n) if k != i]
-        rows = [[a - b for a, b in zip(self.Z[i], self.Z[k])] for k in others]
+        zi = self.Z[i]
+        rows = [[a - b for a, b in zip(zi, self.Z[k])] for k in others]
         ev = strict_feasibility(rows)
         if isinstance(ev, Witness):
             return Witness(point=_integral(ev.point))
         support = [others[r] for r, _ in ev.multipliers]
         return _normalised(i, support, [y for _, y in ev.multipliers])
+
+
+class Differences:
+    """The rows ``f_i - f_k`` (``k != i``, or ``k`` not in ``skip``) of a head, never stored.
+
+    What the float proposals need of the ``(n - 1) x d`` matrix ``A`` of differences,
+    in ``O(n + d)`` memory besides the head: the row norms, products ``A z``, and a few
+    rows at a time (``take``). Row ``r`` of ``A`` is label ``labels[r]``.
+    """
+
+    def __init__(self, head, i: int, skip=()):
+        self.F, self.i = head.F, i
+        excluded = {i, *skip}
+        self.labels = [k for k in range(head.n) if k not in excluded]
+        self._index = np.array(self.labels, dtype=np.intp)
+        self._position = None
+        self.shape = (len(self.labels), head.d)
+        # Small heads keep the matrix (the same floats as forming it explicitly).
+        small = 8 * head.n * head.d <= head.budget.block_bytes // 4
+        self.dense = self.F[i] - self.F[self._index] if small else None
+
+    def position(self, k: int) -> int:
+        if self._position is None:
+            self._position = {k: r for r, k in enumerate(self.labels)}
+        return self._position[k]
+
+    def take(self, rows) -> np.ndarray:
+        rows = np.asarray(rows, dtype=np.intp)
+        if self.dense is not None:
+            return self.dense[rows]
+        return self.F[self.i] - self.F[self._index[rows]]
+
+    def __matmul__(self, z) -> np.ndarray:
+        z = np.asarray(z, dtype=np.float64)
+        if self.dense is not None:
+            return self.dense @ z
+        return (self.F[self.i] @ z) - (self.F @ z)[self._index]
+
+    def norms(self, along=None) -> np.ndarray:
+        """Norms of the rows, or of their components orthogonal to ``along``.
+
+        ``|f_i - f_k|^2 = |f_i|^2 - 2 f_i . f_k + |f_k|^2`` loses accuracy to
+        cancellation for nearly equal rows; these norms only rank candidates.
+        """
+        if self.dense is not None:
+            A = self.dense
+            vv = None if along is None else float(along @ along)
+            if vv:
+                A = A - np.outer(A @ along, along) / vv
+            return np.linalg.norm(A, axis=1)
+        Fi = self.F[self.i]
+        sq = np.einsum("ij,ij->i", self.F, self.F)[self._index]
+        out = sq - 2.0 * (self.F @ Fi)[self._index] + float(Fi @ Fi)
+        vv = None if along is None else float(along @ along)
+        if vv and np.isfinite(vv):
+            out = out - (self @ along) ** 2 / vv
+        return np.sqrt(np.maximum(out, 0.0))
 
 
 def _normalised(i, support, y) -> GordanCertificate:
@@ -460,7 +766,7 @@ def _tick(progress, k: int) -> None:
 # --- float proposals ---------------------------------------------------------------------
 
 def perceptron(F: np.ndarray, labels, X0: np.ndarray, *, partners=None, normals=None,
-               rounds: int = PERCEPTRON_ROUNDS):
+               rounds: int = PERCEPTRON_ROUNDS, block: int | None = None):
     """Float inputs under which ``labels[c]`` seems to win, for many columns at once.
 
     The relaxation method of Agmon and of Motzkin & Schoenberg (1954) per column ``c``:
@@ -475,13 +781,26 @@ def perceptron(F: np.ndarray, labels, X0: np.ndarray, *, partners=None, normals=
     point at ``X[:, c]``), the final points, and per column the list of labels that beat
     it on the way (candidates for a dependency when it never wins). It only proposes;
     the caller certifies every point exactly.
+
+    Columns are independent: they are processed ``block`` at a time (default: all), so
+    the products take ``O(n block)`` memory.
     """
     labels = np.asarray(labels)
     m = labels.size
     X = np.array(X0, dtype=np.float64, copy=True)
     won_all = np.zeros(m, dtype=bool)
     rivals: list[list[int]] = [[] for _ in range(m)]
-    active = np.arange(m)
+    if partners is not None:
+        partners = np.asarray(partners)
+    step = m if not block else block
+    for lo in range(0, m, max(1, step)):
+        _relax(F, labels, X, np.arange(lo, min(m, lo + step)), won_all, rivals, partners,
+               normals, rounds)
+    return won_all, X, [list(dict.fromkeys(r)) for r in rivals]
+
+
+def _relax(F, labels, X, active, won_all, rivals, partners, normals, rounds) -> None:
+    """The rounds of :func:`perceptron` for the columns ``active`` (updated in place)."""
     for _ in range(rounds):
         if not active.size:
             break
@@ -492,7 +811,7 @@ def perceptron(F: np.ndarray, labels, X0: np.ndarray, *, partners=None, normals=
         scale = np.abs(S).max(axis=0)
         S[lab, cols] = -np.inf
         if partners is not None:
-            S[np.asarray(partners)[active], cols] = -np.inf
+            S[partners[active], cols] = -np.inf
         rival = S.argmax(axis=0)
         best = S[rival, cols]
         won = best < own - 1e-12 * scale
@@ -522,7 +841,6 @@ def perceptron(F: np.ndarray, labels, X0: np.ndarray, *, partners=None, normals=
         good = np.isfinite(norms) & (norms > 0)
         Y[:, good] /= norms[good]
         X[:, active[good]] = Y[:, good]
-    return won_all, X, [list(dict.fromkeys(r)) for r in rivals]
 
 
 def nnls_support(A: np.ndarray, eq: np.ndarray | None = None) -> list[int] | None:
@@ -579,18 +897,26 @@ def propose_strict(A: np.ndarray, eq: np.ndarray | None = None, start=None,
     N, d = A.shape
     if N == 0:
         return ("point", np.ones(d))
-    norms = np.linalg.norm(A, axis=1)
+    if isinstance(A, np.ndarray):
+        A = _Dense(A)
+    raw_norms = A.norms()
+    norms = raw_norms.copy()
     norms[norms == 0] = 1.0
-    An = A / norms[:, None]
+    # The rows scaled to unit length; kept only when A itself is.
+    An = None if A.dense is None else A.dense / norms[:, None]
+
+    def unit_products(z):
+        return An @ z if An is not None else (A @ z) / norms
+
     e = None
     if eq is not None:
         ne = float(np.linalg.norm(eq))
         e = eq / ne if ne > 0 else None
     k0 = min(N, max(2 * d + 2, 8))
     if start is not None and np.all(np.isfinite(start)) and np.any(start):
-        first = np.argsort(An @ np.asarray(start, dtype=np.float64))[:k0]
+        first = np.argsort(unit_products(np.asarray(start, dtype=np.float64)))[:k0]
     else:
-        first = np.argsort(np.linalg.norm(A, axis=1))[:k0]
+        first = np.argsort(raw_norms)[:k0]
     active = list(dict.fromkeys(int(r) for r in first))
     c = np.zeros(d + 1)
     c[-1] = -1.0
@@ -598,7 +924,7 @@ def propose_strict(A: np.ndarray, eq: np.ndarray | None = None, start=None,
     A_eq = None if e is None else np.concatenate([e, [0.0]])[None, :]
     b_eq = None if e is None else np.zeros(1)
     for _ in range(max_rounds):
-        sub = An[active]
+        sub = An[active] if An is not None else A.take(active) / norms[active][:, None]
         res = linprog(c, A_ub=np.hstack([-sub, np.ones((len(active), 1))]),
                       b_ub=np.zeros(len(active)), A_eq=A_eq, b_eq=b_eq,
                       bounds=bounds, method="highs")
@@ -610,7 +936,7 @@ def propose_strict(A: np.ndarray, eq: np.ndarray | None = None, start=None,
             if support is None:
                 return None
             return ("support", [active[r] for r in support])
-        margins = An @ z
+        margins = unit_products(z)
         inside = set(active)
         order = np.argsort(margins)
         new = [int(r) for r in order[: 4 * d + 8]
@@ -619,6 +945,22 @@ def propose_strict(A: np.ndarray, eq: np.ndarray | None = None, start=None,
             return ("point", z)
         active.extend(new)
     return None
+
+
+class _Dense:
+    """An explicit matrix with the interface of :class:`Differences`."""
+
+    def __init__(self, A: np.ndarray):
+        self.dense, self.shape = A, A.shape
+
+    def take(self, rows) -> np.ndarray:
+        return self.dense[np.asarray(rows, dtype=np.intp)]
+
+    def __matmul__(self, z) -> np.ndarray:
+        return self.dense @ z
+
+    def norms(self) -> np.ndarray:
+        return np.linalg.norm(self.dense, axis=1)
 
 
 def _dependency(sub: np.ndarray, e) -> list[int] | None:

@@ -54,8 +54,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true",
                    help="enumerate the patterns whatever the bound")
     p.add_argument("--tensor", metavar="NAME",
-                   help="the tensor of a .safetensors file (needed when it holds more "
-                        "than one)")
+                   help="the head tensor of a checkpoint (.safetensors, a sharded "
+                        "model.safetensors.index.json, or a directory); default: "
+                        "lm_head.weight, else the tied input embeddings")
+    p.add_argument("--bias", metavar="NAME|FILE|auto",
+                   help="a bias b (logits W x + b): a tensor of the checkpoint, a .npy "
+                        "or text file with one entry per label, or 'auto' (the head's "
+                        "own bias tensor, if the checkpoint has one)")
     p.add_argument("--neighbours", type=non_negative_int, default=2, metavar="K",
                    help="nearest labels by cosine listed per label (default 2)")
     p.add_argument("--rays", type=non_negative_int, default=None, metavar="R",
@@ -63,9 +68,23 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "shot from each argmaxable label's witness to find further tie "
                         "pairs, each certified exactly (default 8; 0: only the cosine "
                         "neighbour pairs)")
+    p.add_argument("--memory", type=_gigabytes, default=None, metavar="GB",
+                   help="memory budget in GB: blocks of the large products are sized to "
+                        "it, and a head that cannot fit even in blocks is refused "
+                        "(default: half of the available memory)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run_analyze)
     return p
+
+
+def _gigabytes(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of GB, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of GB, got {text!r}")
+    return value
 
 
 def _parse_entry(text: str):
@@ -85,8 +104,81 @@ def _parse_entry(text: str):
         return value.to_rational() if value.is_rational() else value
 
 
-def read_head(path: str, tensor: str | None = None) -> list[list]:
-    """The rows of the matrix file (``.safetensors`` included), exactly."""
+def _npy_matrix(path: str):
+    """A ``.npy`` file of binary floats (up to 64 bits) or integers, memory-mapped.
+
+    None when the file is anything else (then :func:`verify.matrix_io.read_matrix`
+    reads it, or names the problem). Non-finite entries are refused here, in blocks.
+    """
+    import numpy as np
+
+    try:
+        array = np.load(path, mmap_mode="r", allow_pickle=False)
+    except (OSError, ValueError, EOFError):
+        return None
+    if (not isinstance(array, np.ndarray) or array.ndim != 2 or 0 in array.shape
+            or array.dtype.kind not in "iuf" or array.dtype.itemsize > 8
+            or array.dtype.byteorder not in "=|<>"):
+        return None
+    if array.dtype.kind == "f":
+        for lo in range(0, array.shape[0], 4096):
+            bad = np.argwhere(~np.isfinite(array[lo:lo + 4096]))
+            if len(bad):
+                i, j = int(bad[0][0]) + lo, int(bad[0][1])
+                raise InputError(f"{path}: row {i}, column {j}: not a finite number: "
+                                 f"{array[i, j]!r}")
+    return array
+
+
+class TensorRows:
+    """A :class:`verify.checkpoint.LoadedTensor` seen as a row-sliceable matrix.
+
+    ``rows[lo:hi]`` maps and widens only those rows (exactly), which is all that
+    :meth:`verify.analyze.argmax.ExactHead.from_array` needs.
+    """
+
+    def __init__(self, tensor):
+        import numpy as np
+
+        from verify.checkpoint import WIDENED
+
+        self.tensor, self.shape = tensor, tuple(tensor.shape)
+        self.dtype = np.dtype(WIDENED[tensor.dtype])
+        self.ndim = 2
+
+    def __getitem__(self, rows):
+        start, stop, _ = rows.indices(self.shape[0])
+        return self.tensor.block(start, stop)
+
+
+def load_source(path: str, tensor: str | None, bias: str | None):
+    """``(weights, bias, description)`` of the head at ``path``.
+
+    ``weights``: a numpy array or :class:`TensorRows` for binary files (memory-mapped),
+    otherwise exact rows (square roots allowed); ``bias``: exact entries or None;
+    ``description``: which tensor of which file (None for plain matrix files).
+    """
+    from verify.checkpoint import LoadedTensor, is_checkpoint, load_head
+
+    if not is_checkpoint(path) and bias is None:
+        return read_head(path, tensor), None, None
+    source = load_head(path, tensor=tensor, bias=bias)
+    weights = source.weights
+    if isinstance(weights, LoadedTensor):
+        weights = weights.rows(limit=None) if bias is not None else TensorRows(weights)
+    b = source.bias
+    if isinstance(b, LoadedTensor):
+        b = b.rows(limit=None)
+    return weights, b, source.description
+
+
+def read_head(path: str, tensor: str | None = None):
+    """The matrix file, exactly: a numpy array for binary ``.npy`` files (memory-mapped,
+    entries taken at their exact binary value), otherwise a list of exact rows."""
+    if Path(path).suffix.lower() == ".npy" and tensor is None and Path(path).is_file():
+        array = _npy_matrix(path)
+        if array is not None:
+            return array
     if Path(path).suffix.lower() == ".safetensors":
         from verify.safetensors_io import read_safetensors
 
@@ -162,8 +254,8 @@ def run_analyze(args) -> int:
         _check_output(args.graph, "--graph")
     if args.plot is not None:
         _check_output(args.plot, "--plot")
-    rows = read_head(args.matrix, args.tensor)
-    n, d = len(rows), len(rows[0])
+    rows, bias, description = load_source(args.matrix, args.tensor, args.bias)
+    n, d = (rows.shape if hasattr(rows, "shape") else (len(rows), len(rows[0])))
     names = read_names(args.labels, n) if args.labels else None
     if args.plot is not None:
         if d != 2:
@@ -174,9 +266,27 @@ def run_analyze(args) -> int:
         except ImportError:
             raise InputError("--plot needs matplotlib: python -m pip install -e "
                              "'.[plot]'") from None
-    result = analyze(rows, neighbours=args.neighbours, max_cells=args.max_cells,
-                     force=args.force, names=names, rays=args.rays,
-                     progress=_progress(args.quiet))
+    from verify.analyze.argmax import ExactHead
+    from verify.analyze.memory import MemoryBudget, default_budget
+
+    budget = (MemoryBudget(int(args.memory * 1e9)) if args.memory is not None
+              else default_budget()).for_head(n, d, args.matrix)
+    if description is not None:
+        print(f"verify: note: {description}", file=sys.stderr)
+    if bias is not None:
+        from verify.analyze.bias import analyze_with_bias
+
+        if args.plot is not None:
+            raise InputError("--plot draws heads without a bias; drop --bias or --plot")
+
+        result = analyze_with_bias(rows, bias, neighbours=args.neighbours, names=names,
+                                   source=args.matrix)
+    else:
+        if isinstance(rows, TensorRows):
+            rows = ExactHead.from_array(rows, budget=budget, source=args.matrix)
+        result = analyze(rows, neighbours=args.neighbours, max_cells=args.max_cells,
+                         force=args.force, names=names, rays=args.rays,
+                         progress=_progress(args.quiet), budget=budget)
     refused = [kind for kind in ("sign", "ranking")
                if result.cells and result.cells[kind]["count"] is None]
     if refused:
@@ -199,8 +309,11 @@ def run_analyze(args) -> int:
             title=Path(args.matrix).name))
         print(f"verify: figure written to {args.plot}", file=sys.stderr)
     if args.json:
-        json.dump(to_json(result), sys.stdout, separators=(",", ":"))
-        sys.stdout.write("\n")
+        doc = to_json(result)
+        if description is not None:
+            doc["source"] = description
+        # One string (the C encoder) instead of json.dump's many small writes.
+        sys.stdout.write(json.dumps(doc, separators=(",", ":")) + "\n")
     else:
-        print(format_text(result, args.matrix))
+        print(format_text(result, description or args.matrix))
     return 0

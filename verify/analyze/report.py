@@ -79,6 +79,8 @@ DEFAULT_NEIGHBOURS = 2
 #: normal range, and larger d, are ordered exactly without the filter.
 COSINE_FILTER = 1e-6
 COSINE_FILTER_MAX_DIMENSION = 10**8
+#: Above this many entries of W the cell-count bounds use d in place of the exact rank.
+EXACT_RANK_MAX_ENTRIES = 10**6
 #: Above this many labels the ranking bound uses C(n, 2) hyperplanes.
 EXACT_HYPERPLANES_MAX_LABELS = 300
 
@@ -103,52 +105,128 @@ def _field_dot(u, v):
     return total
 
 
-def _nonzero_rows(head) -> list[bool]:
+def _nonzero_rows(head) -> np.ndarray:
     if isinstance(head, ExactHead):
-        return [any(row) for row in head.Z]
-    return [any(x != 0 for x in row) for row in head.rows]
+        if head.Zarr is not None:
+            return np.any(head.Zarr != 0, axis=1)
+        return np.array([any(row) for row in head.Z], dtype=bool)
+    return np.array([any(x != 0 for x in row) for row in head.rows], dtype=bool)
+
+
+def display_cosine(head, i: int, k: int) -> float:
+    """``cos(w_i, w_k)`` as a float within ``1e-12`` of the truth, for display.
+
+    Each row is scaled by its own power of two before it is rounded to floats, so rows
+    of very different magnitudes (entries from ``1e-8000`` to ``1e8000``) keep their
+    precision: the result is off by ``O(d u)`` (``u = 2^-53``) plus ``2^-50 sqrt(d)``
+    for rows longer than 62 bits, whose low bits are dropped. Exactly orthogonal pairs
+    show 0.
+    """
+    if isinstance(head, FieldHead):
+        return float(np.clip(_field_cosine(head, i, k), -1.0, 1.0))
+    u, v = _scaled_row(head, i), _scaled_row(head, k)
+    nu, nv = float(np.linalg.norm(u)), float(np.linalg.norm(v))
+    value = float(np.clip(float(u @ v) / (nu * nv), -1.0, 1.0))
+    # Far above the float error, the value cannot hide an exact 0.
+    if abs(value) <= COSINE_FILTER and _exact_key(head, i, k) == 0:
+        return 0.0
+    return value
+
+
+def _scaled_row(head: ExactHead, i: int) -> np.ndarray:
+    """Row ``i`` of ``Z`` times a power of two, as floats with the largest entry near 1."""
+    if head.Zarr is not None:
+        return head.Zarr[i].astype(np.float64)  # rounding: a relative 2^-53 per entry
+    row = head.Z[i]
+    bits = max(abs(v) for v in row).bit_length()
+    shift = max(0, bits - 62)
+    return np.ldexp(np.array([v >> shift for v in row], dtype=np.int64).astype(np.float64),
+                    -(bits - shift))
+
+
+def _field_cosine(head, i: int, k: int) -> float:
+    F = head.F
+    return float(F[i] @ F[k] / (np.linalg.norm(F[i]) * np.linalg.norm(F[k])))
+
+
+def _cosine_block(head) -> int:
+    """Labels per block of the float cosine pass (three ``n``-vectors each)."""
+    budget = getattr(head, "budget", None)
+    return budget.columns(24 * head.n) if budget is not None else head.n
+
+
+def _top_exact(head, i: int, cand, cos, k: int) -> list[int]:
+    """The ``k`` labels of ``cand`` with the largest cosine with ``i``, in exact order.
+
+    ``cos`` are float cosines within ``COSINE_FILTER / 2`` of the truth (or None: then
+    every comparison is exact). Sorted by float, candidates whose float cosines are more
+    than ``COSINE_FILTER`` apart are in the right order; runs of closer ones are ordered
+    by the exact key, ties by label.
+    """
+    if cos is None:
+        keyed = sorted(((_exact_key(head, i, int(c)), int(c)) for c in cand), key=_Desc)
+        return [c for _, c in keyed[:k]]
+    cand = [int(c) for c in cand]
+    cand.sort(key=lambda c: (-cos[c], c))
+    out: list[int] = []
+    run = [cand[0]] if cand else []
+    for c in cand[1:] + [None]:
+        if c is not None and cos[run[-1]] - cos[c] <= COSINE_FILTER:
+            run.append(c)
+            continue
+        if len(run) > 1:
+            run = [c2 for _, c2 in sorted(((_exact_key(head, i, r), r) for r in run),
+                                          key=_Desc)]
+        out.extend(run)
+        if len(out) >= k or c is None:
+            break
+        run = [c]
+    return out[:k]
 
 
 def cosine_neighbours(W, k: int = DEFAULT_NEIGHBOURS) -> list[list[tuple[int, float]]]:
     """For every label its ``k`` nearest labels by cosine, as ``(label, cosine)``.
 
     The order is exact (see the module docstring); the cosine values are floats for
-    display. Labels with a zero row have no cosine and no neighbours, and are nobody's
-    neighbour.
+    display (:func:`display_cosine`). Labels with a zero row have no cosine and no
+    neighbours, and are nobody's neighbour. The float pass runs over blocks of labels,
+    in ``O(n)`` memory per label of a block.
     """
     head = make_head(W)
     n = head.n
-    nonzero = _nonzero_rows(head)
-    F = np.array(head.F, dtype=np.float64)
+    valid = _nonzero_rows(head)
+    F = np.asarray(head.F, dtype=np.float64)
     norms = np.linalg.norm(F, axis=1)
-    usable = np.array(nonzero) & (norms > 1e-150)
-    exact_only = (isinstance(head, FieldHead) or bool(np.any(np.array(nonzero) & ~usable))
+    # Rows stored with truncated low bits (absolute error e per entry) must be long
+    # enough for the float cosine to stay within COSINE_FILTER / 2.
+    floor = max(1e-150, getattr(head, "_absolute_error", 0.0) * 1e8 * np.sqrt(head.d))
+    usable = valid & (norms > floor)
+    exact_only = (isinstance(head, FieldHead) or bool(np.any(valid & ~usable))
                   or F.shape[1] >= COSINE_FILTER_MAX_DIMENSION)
     U = F / np.where(norms > 0, norms, 1.0)[:, None]
-    valid = np.array(nonzero)
-    out: list[list[tuple[int, float]]] = []
-    for i in range(n):
-        if not nonzero[i] or k <= 0:
-            out.append([])
-            continue
-        cos = U @ U[i]
-        cos[~valid] = -np.inf
-        cos[i] = -np.inf
-        others = np.nonzero(valid)[0]
-        others = others[others != i]
-        if others.size == 0:
-            out.append([])
-            continue
-        if exact_only or others.size <= k:
-            cand = others
-        else:
-            kth = np.partition(cos[others], others.size - k)[others.size - k]
-            cand = others[cos[others] >= kth - COSINE_FILTER]
-        keyed = sorted(((_exact_key(head, i, int(c)), int(c)) for c in cand),
-                       key=_Desc)
-        # The float is for display; an exactly orthogonal pair shows 0, not -0.000.
-        out.append([(c, 0.0 if key == 0 else float(np.clip(cos[c], -1.0, 1.0)))
-                    for key, c in keyed[:k]])
+    others_count = int(valid.sum())
+    out: list[list[tuple[int, float]]] = [[] for _ in range(n)]
+    if k <= 0:
+        return out
+    step = _cosine_block(head)
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        C = U[lo:hi] @ U.T
+        C[:, ~valid] = -np.inf
+        C[np.arange(hi - lo), np.arange(lo, hi)] = -np.inf
+        for r, i in enumerate(range(lo, hi)):
+            if not valid[i] or others_count <= 1:
+                continue
+            cos = C[r]
+            if exact_only or others_count - 1 <= k:
+                cand = np.flatnonzero(valid)
+                cand = cand[cand != i]
+            else:
+                m = n - k
+                kth = np.partition(cos, m)[m]
+                cand = np.flatnonzero(cos >= kth - COSINE_FILTER)
+            top = _top_exact(head, i, cand, None if exact_only else cos, k)
+            out[i] = [(c, display_cosine(head, i, c)) for c in top]
     return out
 
 
@@ -239,6 +317,8 @@ def cell_counts(W, *, max_cells: int = DEFAULT_MAX_CELLS, force: bool = False) -
     head = make_head(W)
     if isinstance(head, FieldHead):
         return _field_cell_counts(head, max_cells, force)
+    if head.n * head.d > EXACT_RANK_MAX_ENTRIES:
+        return _large_cell_counts(head, max_cells, force)
     n = head.n
     Z = head.Z
     out = {}
@@ -275,10 +355,51 @@ def cell_counts(W, *, max_cells: int = DEFAULT_MAX_CELLS, force: bool = False) -
     return out
 
 
+def _large_cell_counts(head: ExactHead, max_cells: int, force: bool) -> dict:
+    """Cell counts of a head too large for an exact rank: bounds with ``rank <= d``.
+
+    The bound ``2 sum_{k < r} C(K - 1, k)`` grows with ``r``, so ``min(n, d)`` (sign)
+    and ``min(n - 1, d)`` (ranking) in place of the rank keep it an upper bound; the
+    rank is reported as ``null``. ``K`` is the number of rows up to scaling (sign) and
+    ``C(n, 2)`` (ranking).
+    """
+    n, d = head.n, head.d
+    nonzero = _nonzero_rows(head)
+    out = {}
+    if not nonzero.all():
+        zero = int(np.flatnonzero(~nonzero)[0])
+        out["sign"] = {"hyperplanes": None, "rank": None, "bound": 0, "count": 0,
+                       "note": f"label {zero} has a zero row: the sign pattern is empty"}
+    else:
+        out["sign"] = _maybe_count(head, "sign", _distinct_directions(head), min(n, d),
+                                   max_cells, force, rank=None)
+    repeated = [g for g in head.equal_row_groups() if len(g) > 1]
+    if repeated:
+        a, b = min((g[0], g[1]) for g in repeated)
+        out["ranking"] = {"hyperplanes": None, "rank": None, "bound": 0, "count": 0,
+                          "note": f"labels {a} and {b} have equal rows: the ranking "
+                                  "pattern is empty"}
+    else:
+        out["ranking"] = _maybe_count(head, "ranking", comb(n, 2), min(n - 1, d),
+                                      max_cells, force, rank=None)
+    return out
+
+
+def _distinct_directions(head: ExactHead) -> int:
+    """The number of non-zero rows up to scaling by a non-zero number."""
+    if head.Zarr is None:
+        return len({_primitive_direction(r) for r in head.Z})
+    Z = head.Zarr // np.gcd.reduce(head.Zarr, axis=1)[:, None]
+    first = Z[np.arange(Z.shape[0]), np.argmax(Z != 0, axis=1)]
+    Z *= np.where(first < 0, -1, 1)[:, None]
+    return int(np.unique(Z, axis=0).shape[0])
+
+
 def _maybe_count(head: ExactHead, kind: str, K: int, r: int, max_cells: int,
-                 force: bool) -> dict:
+                 force: bool, rank: int | None = -1) -> dict:
     bound = _bound(K, r)
-    entry = {"hyperplanes": K, "rank": r, "bound": bound, "count": None, "note": None}
+    entry = {"hyperplanes": K, "rank": r if rank == -1 else rank, "bound": bound,
+             "count": None, "note": None}
     if bound > max_cells and not force:
         entry["note"] = (f"not computed: up to {bound} cells (more than --max-cells "
                          f"{max_cells}); --force computes it")
@@ -352,18 +473,14 @@ class HeadAnalysis:
 
     def edge_cosines(self) -> dict:
         """Float cosines (display only) of the certified tie pairs."""
-        F = np.asarray(self.head.F, dtype=np.float64)
-        norms = np.linalg.norm(F, axis=1)
-        out = {}
-        for i, j in self.ties.tie_pairs:
-            if norms[i] > 0 and norms[j] > 0:
-                out[(i, j)] = float(np.clip(F[i] @ F[j] / (norms[i] * norms[j]), -1, 1))
-        return out
+        valid = _nonzero_rows(self.head)
+        return {(i, j): display_cosine(self.head, i, j) for i, j in self.ties.tie_pairs
+                if valid[i] and valid[j]}
 
 
 def analyze(W, *, neighbours: int = DEFAULT_NEIGHBOURS, max_cells: int = DEFAULT_MAX_CELLS,
             force: bool = False, cells: bool = True, names: Sequence[str] | None = None,
-            rays: int | None = None, progress=None) -> HeadAnalysis:
+            rays: int | None = None, progress=None, budget=None) -> HeadAnalysis:
     """Argmaxable labels, tie pairs, cosine neighbours and cell counts of ``W``.
 
     ``progress(description, total)`` may return a progress bar (``update``/``close``).
@@ -371,10 +488,12 @@ def analyze(W, *, neighbours: int = DEFAULT_NEIGHBOURS, max_cells: int = DEFAULT
     label with its ``neighbours`` nearest cosine neighbours, plus tie pairs found by ray
     shooting, ``rays`` per argmaxable label (default
     :data:`verify.analyze.ties.RAYS_PER_LABEL`; see :func:`verify.analyze.ties.tie_pairs`).
+    ``budget`` (a :class:`~verify.analyze.memory.MemoryBudget`) sizes the blocks; a
+    head that cannot fit is refused with :class:`~verify.errors.TooLargeError`.
     """
     seconds = {}
     t0 = time.perf_counter()
-    head = make_head(W)
+    head = make_head(W, budget)
     bar = progress("labels", head.n) if progress else None
     argmax = head.argmax(bar)
     if bar is not None:
@@ -407,6 +526,8 @@ def analyze(W, *, neighbours: int = DEFAULT_NEIGHBOURS, max_cells: int = DEFAULT
 def _text(x) -> str:
     from verify.numbers.rational import format_rational
 
+    if type(x) is int and x.bit_length() < 4000:
+        return str(x)  # the common case, fast (str has a digit limit for longer ints)
     if isinstance(x, (int, fmpq, fmpz)):
         return format_rational(x)
     return str(x)

@@ -86,6 +86,7 @@ from flint import fmpq
 
 from verify.analyze.argmax import (
     ArgmaxAnalysis,
+    Differences,
     ExactHead,
     FieldHead,
     _dot,
@@ -117,6 +118,8 @@ __all__ = [
 ALL_PAIRS_MAX_LABELS = 200
 #: Rays shot from the witness of every argmaxable label when not all pairs are decided.
 RAYS_PER_LABEL = 8
+#: Candidate tie points rounded and checked at a time.
+CERTIFY_CHUNK = 4096
 
 
 @dataclass(frozen=True)
@@ -188,11 +191,22 @@ class TieAnalysis:
 
     def partners(self, i: int) -> list[int]:
         """The labels certified to be able to tie with ``i``."""
-        out = []
-        for (a, b), e in self.evidence.items():
-            if isinstance(e, TieWitness) and i in (a, b):
-                out.append(b if a == i else a)
-        return sorted(out)
+        return self._partner_lists().get(i, [])
+
+    def _partner_lists(self) -> dict:
+        """``{label: sorted tie partners}``, built once (the evidence does not change
+        after the analysis)."""
+        key = len(self.evidence)
+        cached = self.__dict__.get("_partners")
+        if cached is None or cached[0] != key:
+            lists: dict = {}
+            for (a, b), e in self.evidence.items():
+                if isinstance(e, TieWitness):
+                    lists.setdefault(a, []).append(b)
+                    lists.setdefault(b, []).append(a)
+            cached = (key, {k: sorted(v) for k, v in lists.items()})
+            self.__dict__["_partners"] = cached
+        return cached[1]
 
 
 # --- certificates from the argmax analysis ----------------------------------------------
@@ -246,8 +260,9 @@ def _exact_pair(rows, i: int, j: int, strict, zero, one):
     """Decide ``(i, j)`` by the exact simplex method (rows: fmpq/int or field)."""
     n, d = len(rows), len(rows[0])
     others = [k for k in range(n) if k not in (i, j)]
-    A = [[rows[i][c] - rows[k][c] for c in range(d)] for k in others]
-    v = [rows[i][c] - rows[j][c] for c in range(d)]
+    ri, rj = rows[i], rows[j]
+    A = [[a - b for a, b in zip(ri, rows[k])] for k in others]
+    v = [a - b for a, b in zip(ri, rj)]
     if not others:
         return TieWitness(point=tuple(zero for _ in range(d)))
     if all(x == 0 for x in v):
@@ -311,23 +326,24 @@ def _certify_points(head: ExactHead, cands: list) -> dict:
     for bits in (8, 26, 52):
         if not pending:
             break
-        pts, labels, keys = [], [], []
-        for i, j, p in pending:
-            r = _round_point(p, bits)
-            if r is None:
-                continue
-            x = _project(head, i, j, r)
-            if not any(x):
-                continue
-            pts.append(x)
-            labels.append(i)
-            keys.append((i, j))
-        signs = head.margin_signs(pts, labels)
-        for c, (i, j) in enumerate(keys):
-            col = signs[:, c]
-            if col[j] == 0 and np.count_nonzero(col > 0) == head.n - 2:
-                key = (min(i, j), max(i, j))
-                out.setdefault(key, TieWitness(point=pts[c]))
+        # A chunk at a time: the exact points (tuples of Python integers) of only a
+        # few thousand candidates exist at once. Each pair occurs once in ``pending``.
+        for start in range(0, len(pending), CERTIFY_CHUNK):
+            pts, labels, keys = [], [], []
+            for i, j, p in pending[start:start + CERTIFY_CHUNK]:
+                r = _round_point(p, bits)
+                if r is None:
+                    continue
+                x = _project(head, i, j, r)
+                if not any(x):
+                    continue
+                pts.append(x)
+                labels.append(i)
+                keys.append((i, j))
+            tied = head.wins(pts, labels, partners=[j for _, j in keys])
+            for c, (i, j) in enumerate(keys):
+                if tied[c]:
+                    out.setdefault((min(i, j), max(i, j)), TieWitness(point=pts[c]))
         pending = [(i, j, p) for i, j, p in pending if (min(i, j), max(i, j)) not in out]
     return out
 
@@ -336,7 +352,9 @@ def _motzkin_on_support(head: ExactHead, i: int, j: int, support: list[int]):
     """Exact ``y >= 0`` on ``support`` and ``t`` with ``sum y a_k + t v = 0``, or None."""
     zi, zj = head.Z[i], head.Z[j]
     v = [a - b for a, b in zip(zi, zj)]
-    cols = [[zi[c] - head.Z[k][c] for k in support] + [v[c]] for c in range(head.d)]
+    diffs = [[a - b for a, b in zip(zi, head.Z[k])] for k in support]
+    cols = [list(col) + [v[c]] for c, col in enumerate(zip(*diffs))] if diffs else \
+        [[v[c]] for c in range(head.d)]
     basis = integer_nullspace(cols)
     if len(basis) == 1:
         vec = basis[0]
@@ -354,13 +372,21 @@ def _motzkin_on_support(head: ExactHead, i: int, j: int, support: list[int]):
     return None
 
 
-def _ray_exits(F: np.ndarray, starts: np.ndarray, dirs: np.ndarray, labels: np.ndarray):
+def _ray_exits(F: np.ndarray, starts: np.ndarray, dirs: np.ndarray, labels: np.ndarray,
+               block: int | None = None):
     """Where rays ``x_c + s u_c`` (``s >= 0``) leave the argmax region of ``labels[c]``.
 
     Returns ``(rival, point, ok)``: the label whose logit catches up first, the exit
     point, and whether that exit is clear of a third label (float judgement only).
+    Columns go ``block`` at a time (default: all at once).
     """
     m = starts.shape[1]
+    step = block or max(1, m)
+    if m > step:
+        parts = [_ray_exits(F, starts[:, lo:lo + step], dirs[:, lo:lo + step],
+                            labels[lo:lo + step]) for lo in range(0, m, step)]
+        return (np.concatenate([p[0] for p in parts]), np.hstack([p[1] for p in parts]),
+                np.concatenate([p[2] for p in parts]))
     cols = np.arange(m)
     M = F @ starts
     G = F @ dirs
@@ -369,13 +395,21 @@ def _ray_exits(F: np.ndarray, starts: np.ndarray, dirs: np.ndarray, labels: np.n
     with np.errstate(divide="ignore", invalid="ignore"):
         s = np.where(slope < 0, margin / -slope, np.inf)
     s[labels, cols] = np.inf
-    order = np.argsort(s, axis=0)[:2]
+    # The two smallest exit values per column (no full sort of the n x m array).
+    order = np.argpartition(s, 1, axis=0)[:2] if s.shape[0] > 1 else np.argsort(s, axis=0)
+    # Copies: a view would keep the whole n x m index array alive with the result.
+    order = order.copy()
     rival = order[0]
     first = s[rival, cols]
     second = s[order[1], cols] if F.shape[0] > 2 else np.full(m, np.inf)
     ok = np.isfinite(first) & (second > first * (1 + 1e-7) + 1e-300)
     point = starts + dirs * np.where(np.isfinite(first), first, 0.0)[None, :]
     return rival, point, ok
+
+
+def _ray_block(head: ExactHead) -> int:
+    """Columns per block of :func:`_ray_exits` (about seven ``n``-vectors each)."""
+    return head.budget.columns(64 * head.n)
 
 
 def _unit_columns(points: list) -> np.ndarray:
@@ -452,7 +486,8 @@ def _plane_witnesses(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list):
     V /= nv[:, None]
     X0 = _witness_matrix(argmax, I) + _witness_matrix(argmax, J)
     X0 -= V.T * np.sum(X0 * V.T, axis=0)[None, :]
-    won, X, rivals = perceptron(head.F, I, X0, partners=J, normals=V)
+    won, X, rivals = perceptron(head.F, I, X0, partners=J, normals=V,
+                                block=head.perceptron_block())
     cands = [(int(I[c]), int(J[c]), X[:, c]) for c in np.nonzero(won)[0]]
     found = _certify_points(head, cands)
     return (found, {p: rivals[c] for c, p in enumerate(pairs)},
@@ -484,7 +519,8 @@ def _segment_witnesses(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list) -> 
     Xj = _witness_matrix(argmax, J)
     for scale in (1.0, 0.25, 4.0):
         for src, dst, S, T in ((I, J, Xi, Xj), (J, I, Xj, Xi)):
-            rival, point, ok = _ray_exits(head.F, S, T * scale - S, src)
+            rival, point, ok = _ray_exits(head.F, S, T * scale - S, src,
+                                          block=_ray_block(head))
             # An exit towards another label than dst is a tie pair too.
             for c in np.nonzero(ok)[0]:
                 cands.append((int(src[c]), int(rival[c]), point[:, c]))
@@ -493,20 +529,18 @@ def _segment_witnesses(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list) -> 
 
 def _decide_one(head: ExactHead, i: int, j: int, start, rivals):
     """One pair: NNLS dependency, then the cutting-plane LP, then the exact simplex."""
-    others = [k for k in range(head.n) if k not in (i, j)]
-    if not others:
+    if head.n <= 2:
         return TieWitness(point=tuple(0 for _ in range(head.d)))
-    A = head.F[i] - head.F[others]
+    A = Differences(head, i, skip=(j,))
+    others = A.labels
     equal = head.Z[i] == head.Z[j]
     v = None if equal else head.F[i] - head.F[j]
     # Rows close to the line through w_i and w_j are the likely members of a point of
     # conv(other rows) on that line, which is what a certificate exhibits.
-    off_line = A if v is None else A - np.outer(A @ v, v) / float(v @ v)
-    near = np.argsort(np.linalg.norm(off_line, axis=1))[: 2 * head.d + 2]
-    position = {k: r for r, k in enumerate(others)}
-    cand = list(dict.fromkeys([position[k] for k in rivals if k in position]
+    near = np.argsort(A.norms(along=v))[: 2 * head.d + 2]
+    cand = list(dict.fromkeys([A.position(k) for k in rivals if k not in (i, j)]
                               + [int(r) for r in near]))
-    support = nnls_support(A[cand], v)
+    support = nnls_support(A.take(cand), v)
     if support is not None:
         cert = _motzkin_on_support(head, i, j, [others[cand[r]] for r in support])
         if cert is not None:
@@ -545,7 +579,7 @@ def _discover(head: ExactHead, argmax: ArgmaxAnalysis, rays: int, progress=None,
     L = np.array(labels)
     for _ in range(rays):
         U = rng.standard_normal(X.shape)
-        rival, point, ok = _ray_exits(head.F, X, U, L)
+        rival, point, ok = _ray_exits(head.F, X, U, L, block=_ray_block(head))
         for c in np.nonzero(ok)[0]:
             cands.append((int(L[c]), int(rival[c]), point[:, c]))
         _tick(progress, len(labels))
