@@ -2,7 +2,7 @@
 
 Times the exact simplex over Q, the HiGHS hint plus exact certification, and (for
 reference) one pulp/CBC call, on feasible and infeasible systems A z > 0 of random
-integer rows. The crossover decides ``verify.feasibility.EXACT_SIMPLEX_MAX_ROWS``.
+integer rows. The crossover decides ``verify.lp.feasibility.EXACT_SIMPLEX_MAX_ROWS``.
 
     python benchmarks/bench_feasibility.py
 """
@@ -10,7 +10,7 @@ integer rows. The crossover decides ``verify.feasibility.EXACT_SIMPLEX_MAX_ROWS`
 import random
 import time
 
-from verify.feasibility import _exact_simplex, _propose_and_certify
+from verify.lp.feasibility import _exact_simplex, _propose_and_certify
 
 
 def systems(N, k, seed):

@@ -31,9 +31,9 @@ from fractions import Fraction
 from verify.arrangement.graph_search import generic_point, search_topes
 from verify.arrangement.ranking_pattern import braid_product
 from verify.arrangement.sign_pattern import sign_pattern
-from verify.certificates import pattern_evidence
-from verify.feasibility import Witness, strict_feasibility
-from verify.linalg import (
+from verify.certificates.writers import pattern_evidence
+from verify.lp.feasibility import Witness, strict_feasibility
+from verify.linalg.exact import (
     column_basis,
     dot,
     group_parallel_rows,

@@ -4,7 +4,7 @@
 
 For each counterexample ``X`` it writes the input ``X.json`` (the matrices, one row per
 line) and the certificate ``X.cert.json`` (``verify-certificate/1``, one line), after
-checking the certificate with :mod:`verify.checker`. Everything is computed from the
+checking the certificate with :mod:`verify.checker.core`. Everything is computed from the
 paper's data bundled with ``verify`` and from two deterministic searches, so a re-run
 writes byte-identical files.
 
@@ -24,12 +24,12 @@ import sys
 import time
 from pathlib import Path
 
-from verify.certificates import h1_certificate, theorem55_certificate, write_certificate
-from verify.checker import check_certificate
+from verify.certificates.writers import h1_certificate, theorem55_certificate, write_certificate
+from verify.checker.core import check_certificate
 from verify.claims.search import search_55, search_h1
 from verify.claims.theorem_55 import RATIONAL_MODEL_1, RATIONAL_MODEL_2
 from verify.data import paper_example
-from verify.fileio import write_text_atomic
+from verify.io.atomic import write_text_atomic
 
 HERE = Path(__file__).resolve().parent
 

@@ -2,7 +2,7 @@
 
 Stub packages named like the engine's dependencies come first on ``PYTHONPATH`` and
 raise ``ImportError``; the script also reports every non-standard-library module that
-got imported besides ``verify``, ``verify.checker`` and ``verify.checker_claims``
+got imported besides ``verify``, ``verify.checker.core`` and ``verify.checker.claims``
 (expected: none).
 """
 
@@ -24,17 +24,17 @@ _SCRIPT = (
     "        pass\n"
     "    else:\n"
     "        sys.exit(f'{name} is importable')\n"
-    "from verify.checker import main\n"
+    "from verify.checker.core import main\n"
     "status = main(sys.argv[1:])\n"
     "outside = sorted(m for m in set(sys.modules) - before if m.split('.')[0] not in "
-    "sys.stdlib_module_names and m not in ('verify', 'verify.checker', "
-    "'verify.checker_roots', 'verify.checker_claims'))\n"
+    "sys.stdlib_module_names and m not in ('verify', 'verify.checker', 'verify.checker.core', "
+    "'verify.checker.roots', 'verify.checker.claims'))\n"
     "print('outside:', outside)\n"
     "sys.exit(status)\n")
 
 
 def run_checker_without_engine(tmp_path: Path, *files) -> subprocess.CompletedProcess:
-    """``verify.checker.main(files)`` with flint, numpy, sympy, pulp, networkx, scipy
+    """``verify.checker.core.main(files)`` with flint, numpy, sympy, pulp, networkx, scipy
     unimportable; stdout ends with the line ``outside: [...]``."""
     stubs = tmp_path / "blocked-stubs"
     for name in BLOCKED:

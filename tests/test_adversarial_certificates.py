@@ -22,8 +22,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from verify.checker import CertificateError, check_certificate, check_pattern
-from verify.checker_roots import SQUARE_ROOTS, RootSum
+from verify.checker.core import CertificateError, check_certificate, check_pattern
+from verify.checker.roots import SQUARE_ROOTS, RootSum
 from verify.claims.registry import CLAIMS
 from verify.numbers.sqrt_sum import SqrtSum
 
@@ -177,7 +177,7 @@ def test_tie_point_not_at_the_top_or_not_a_tie_is_rejected(c2):
 def test_a_third_label_tying_at_the_top_is_rejected_by_a_tie_check():
     """A configuration where three labels meet at the top away from 0: ``w_0, w_1, w_2``
     on one vertical line, so at ``x = (1, 0)`` all three tie for first."""
-    from verify.checker_claims import _is_tie
+    from verify.checker.claims import _is_tie
 
     W = [[Fraction(1), Fraction(-1)], [Fraction(1), Fraction(0)], [Fraction(1), Fraction(1)],
          [Fraction(-1), Fraction(0)]]

@@ -2,7 +2,7 @@
 by the standard-library checker.
 
 Two runs of the real command line (side by side, in two processes) must write the
-same 17 files byte for byte; ``verify.checker.main`` must accept every file, also with
+same 17 files byte for byte; ``verify.checker.core.main`` must accept every file, also with
 the engine's libraries blocked; changing one number of any certificate must be caught,
 and so must a sweep certificate that drops a matrix's evidence or skips a matrix that
 is inside the claim's hypothesis.
@@ -22,7 +22,7 @@ from types import SimpleNamespace
 import pytest
 
 from isolation import run_checker_without_engine
-from verify.checker import CertificateError, check_certificate, load_certificate, main
+from verify.checker.core import CertificateError, check_certificate, load_certificate, main
 from verify.claims.registry import CLAIMS
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -39,9 +39,9 @@ from verify.analyze import (
 from verify.analyze import argmax as argmax_module
 from verify.analyze import ties as ties_module
 from verify.analyze.command import add_parser
-from verify.errors import InputError, VerifyError
-from verify.feasibility import Witness
-from verify.safetensors_io import list_tensors, read_safetensors
+from verify.io.errors import InputError, VerifyError
+from verify.lp.feasibility import Witness
+from verify.io.safetensors_file import list_tensors, read_safetensors
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = json.loads((ROOT / "verify" / "data" / "paper_examples.json").read_text())
@@ -222,7 +222,7 @@ def cli(*argv):
 HARNESS = """
 import argparse, sys
 from verify.analyze.command import add_parser
-from verify.errors import VerifyError
+from verify.io.errors import VerifyError
 p = argparse.ArgumentParser(prog='python -m verify')
 s = p.add_subparsers(dest='command'); s.required = True
 add_parser(s)

@@ -25,7 +25,7 @@ from verify.analyze.bias import (
     tie_pairs_with_bias,
 )
 from verify.analyze.ties import NoTieCertificate, TieWitness
-from verify.feasibility import Witness
+from verify.lp.feasibility import Witness
 
 
 def Fr(x) -> Fraction:

@@ -44,7 +44,7 @@ from verify.analyze import ties as ties_module
 from verify.analyze.argmax import ExactHead, integer_matrix
 from verify.analyze.memory import MemoryBudget
 from verify.analyze.ties import NoTieCertificate
-from verify.errors import TooLargeError
+from verify.io.errors import TooLargeError
 from verify.numbers.rational import exact_from_float
 
 

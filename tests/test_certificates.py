@@ -28,8 +28,8 @@ from hypothesis import HealthCheck, given, settings
 
 from reference import brute_force_sign_pattern, matrix_rank
 from strategies import degenerate_matrices, small_int_matrices
-from verify.certificates import pattern_certificate, write_certificate
-from verify.checker import (
+from verify.certificates.writers import pattern_certificate, write_certificate
+from verify.checker.core import (
     CertificateError,
     UnknownFormat,
     check_certificate,
@@ -387,7 +387,7 @@ def test_byte_identical_files(tmp_path):
 
 def test_byte_identical_across_processes(tmp_path):
     # Set iteration order depends on the hash seed; the file must not.
-    script = ("import sys; from verify.certificates import pattern_certificate, "
+    script = ("import sys; from verify.certificates.writers import pattern_certificate, "
               "write_certificate; W = [[1, 2], [-3, 1], [0, -2], [2, 2], [1, -1]]; "
               "write_certificate(sys.argv[1], pattern_certificate(W, kind='ranking', "
               "affine=True))")
@@ -456,9 +456,9 @@ def test_checker_runs_without_the_engine_libraries(tmp_path):
 
 
 @pytest.mark.parametrize("module,allowed", [
-    ("checker", {"verify.checker"}),  # itself, in its __main__ block
-    ("checker_roots", {"verify.checker"}),
-    ("checker_claims", {"verify.checker", "verify.checker_roots"}),
+    ("checker/core", {"verify.checker.core"}),  # itself, in its __main__ block
+    ("checker/roots", {"verify.checker.core"}),
+    ("checker/claims", {"verify.checker.core", "verify.checker.roots"}),
 ])
 def test_checker_imports_only_the_standard_library(module, allowed):
     """The checker modules import the standard library and each other, nothing else."""
@@ -476,10 +476,10 @@ def test_checker_imports_only_the_standard_library(module, allowed):
     outside = {m for m in imported if m.split(".")[0] not in sys.stdlib_module_names
                and m != "__future__"}
     assert outside == allowed, outside
-    if module == "checker":  # the modules it loads on demand, by name
-        from verify.checker import ELSEWHERE
+    if module == "checker/core":  # the modules it loads on demand, by name
+        from verify.checker.core import ELSEWHERE
 
-        assert set(ELSEWHERE.values()) == {"verify.checker_roots", "verify.checker_claims"}
+        assert set(ELSEWHERE.values()) == {"verify.checker.roots", "verify.checker.claims"}
 
 
 def test_python_m_verify_check(tmp_path):

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verify.checker import CertificateError, _shown, check_certificate, main
+from verify.checker.core import CertificateError, _shown, check_certificate, main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -182,8 +182,8 @@ def test_h1_every_listed_ranking_has_one_direct_proof(h1):
 def test_h1_mirror_image_has_the_opposite_chirotope_and_is_accepted(h1):
     """Reflecting ``B`` (one coordinate negated) keeps ``S([1|B])`` and ``R(B)`` and
     negates the chirotope of ``[1|B]``: a valid certificate, chirotopes opposite."""
-    from verify.certificates import h1_certificate
-    from verify.checker import _chirotope
+    from verify.certificates.writers import h1_certificate
+    from verify.checker.core import _chirotope
 
     A = [[Fraction(a) for a in row] for row in h1["input"]["A"]]
     B = [[-Fraction(row[0])] + [Fraction(a) for a in row[1:]] for row in h1["input"]["B"]]
@@ -216,7 +216,7 @@ def test_h1_a_ranking_in_both_patterns_is_not_only_in_one(complete):
 def test_chirotope_is_the_sign_of_each_maximal_minor(V):
     from itertools import combinations, permutations
 
-    from verify.checker import _chirotope
+    from verify.checker.core import _chirotope
 
     def det(rows):   # the Leibniz formula, independently of elimination
         k, total = len(rows), 0
@@ -249,7 +249,7 @@ def test_55_with_another_label_first(labelled):
     """The same counterexample with the rows permuted (the label to row 0, a row with a
     multiplier to row 2): the multipliers of W2 combine the rows ``w_label - w_k``, each
     with the sign +."""
-    from verify.certificates import theorem55_certificate
+    from verify.certificates.writers import theorem55_certificate
 
     label = labelled["input"]["label"]
     weighted = labelled["evidence"]["multipliers"][0][0]   # a row with a multiplier ...
@@ -264,7 +264,7 @@ def test_55_with_another_label_first(labelled):
 def test_55_an_empty_ranking_pattern_is_proven_by_a_zero_row():
     """Two equal labels in W1 (always tied: R(W1) is empty) and the same two labels at
     different lengths in W2 (same cosines): every ranking of W2 is only in R(W2)."""
-    from verify.certificates import theorem55_certificate
+    from verify.certificates.writers import theorem55_certificate
 
     W1, W2 = [[1, 0], [1, 0], [0, 1]], [[1, 0], [2, 0], [0, 1]]
     cert = json.loads(json.dumps(theorem55_certificate(W1, W2, None)))

@@ -21,11 +21,11 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from verify.certificates import claim_certificate, pattern_certificate
-from verify.checker import CertificateError, check_certificate
-from verify.checker_claims import _check_no_tie, _is_tie
-from verify.checker_roots import SQUARE_ROOTS, RootSum
-from verify.feasibility import GordanCertificate, strict_feasibility
+from verify.certificates.writers import claim_certificate, pattern_certificate
+from verify.checker.core import CertificateError, check_certificate
+from verify.checker.claims import _check_no_tie, _is_tie
+from verify.checker.roots import SQUARE_ROOTS, RootSum
+from verify.lp.feasibility import GordanCertificate, strict_feasibility
 from verify.numbers.sqrt_sum import SqrtSum
 
 SETTINGS = settings(max_examples=25, deadline=None,

@@ -1,4 +1,4 @@
-"""`verify.checkpoint`: heads from safetensors files, sharded checkpoints, directories,
+"""`verify.io.checkpoint`: heads from safetensors files, sharded checkpoints, directories,
 .npy and text files; exact widening of every dtype; blockwise reading; bad input.
 
 Test checkpoints are written with the `safetensors` package itself (``serialize_file``
@@ -23,10 +23,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from safetensors import TensorSpec, safe_open, serialize_file
 
-from verify import checkpoint
-from verify.checkpoint import HEAD_NAMES, HeadSource, LoadedTensor, load_head, load_tensor
-from verify.errors import InputError, TooLargeError
-from verify.matrix_io import read_matrix, read_vector
+from verify.io import checkpoint
+from verify.io.checkpoint import HEAD_NAMES, HeadSource, LoadedTensor, load_head, load_tensor
+from verify.io.errors import InputError, TooLargeError
+from verify.io.matrix import read_matrix, read_vector
 
 ROOT = Path(__file__).resolve().parents[1]
 

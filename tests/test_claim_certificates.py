@@ -28,9 +28,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reference import brute_force_sign_pattern, matrix_rank
-from verify.certificates import claim_certificate, format_sqrt_sum, write_certificate
-from verify.checker import CertificateError, check_certificate
-from verify.checker_roots import SQUARE_ROOTS, cosine_matrix
+from verify.certificates.writers import claim_certificate, format_sqrt_sum, write_certificate
+from verify.checker.core import CertificateError, check_certificate
+from verify.checker.roots import SQUARE_ROOTS, cosine_matrix
 from verify.numbers.sqrt_sum import SqrtSum, parse_sqrt_sum
 from verify.numbers.sqrt_sum import cosine_matrix as engine_cosine_matrix
 
@@ -350,7 +350,7 @@ def test_byte_identical_files(tmp_path):
 
 
 def test_byte_identical_across_processes(tmp_path):
-    script = ("import sys; from verify.certificates import claim_certificate, "
+    script = ("import sys; from verify.certificates.writers import claim_certificate, "
               "write_certificate; write_certificate(sys.argv[1], claim_certificate("
               f"'lemma 5.3', {W63!r}))")
     outputs = []
@@ -383,8 +383,8 @@ def test_checker_runs_without_the_engine_libraries(tmp_path):
 # --- the exact simplex over an ordered field -------------------------------------------
 
 def test_field_simplex_decides_both_ways():
-    from verify.feasibility import GordanCertificate, Witness
-    from verify.field_simplex import strict_feasibility_over
+    from verify.lp.feasibility import GordanCertificate, Witness
+    from verify.lp.field_simplex import strict_feasibility_over
 
     s2 = SqrtSum.sqrt(2)
     # Rows (1, 0), (0, 1), (-1, -sqrt 2): infeasible, y = (1, sqrt 2, 1) up to scale.

@@ -23,7 +23,7 @@ from verify.claims.cosine_patterns import (
     claim_matrix,
     rational_chirotope,
 )
-from verify.errors import TooLargeError
+from verify.io.errors import TooLargeError
 from verify.numbers.sqrt_sum import cosine_matrix
 
 from reference import brute_force_sign_pattern

@@ -22,8 +22,8 @@ import pytest
 from isolation import run_checker_without_engine
 
 from verify.arrangement import ranking_pattern
-from verify.certificates import h1_certificate, theorem55_certificate
-from verify.checker import CertificateError, check_certificate, load_certificate
+from verify.certificates.writers import h1_certificate, theorem55_certificate
+from verify.checker.core import CertificateError, check_certificate, load_certificate
 from verify.claims.registry import Claim
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -204,7 +204,7 @@ def test_h1_equal_ranking_patterns_prove_nothing():
 
 
 def test_h1_chirotopes_are_recomputed():
-    from verify.checker import _chirotope
+    from verify.checker.core import _chirotope
 
     cert = committed("theorem-H.1")
     chirotopes = {}
@@ -224,7 +224,7 @@ def test_h1_chirotopes_are_recomputed():
 def test_h1_differing_chirotopes_are_rejected(monkeypatch):
     # Equal sign patterns force equal chirotopes up to sign, so only a faulty minor
     # computation can reach this check; it must still reject.
-    import verify.checker as checker
+    import verify.checker.core as checker
 
     real, calls = checker._chirotope, []
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verify.feasibility import (
+from verify.lp.feasibility import (
     GordanCertificate,
     Witness,
     _exact_simplex,
@@ -19,7 +19,7 @@ from verify.feasibility import (
     reduce_certificate,
     strict_feasibility,
 )
-from verify.linalg import rank
+from verify.linalg.exact import rank
 
 
 def fraction_check(rows, evidence) -> bool:
@@ -143,7 +143,7 @@ def _minors_vanish(u, v) -> bool:
     st.lists(st.integers(-2, 2), min_size=k, max_size=k),
     st.lists(st.integers(-2, 2), min_size=k, max_size=k))))
 def test_proportional_is_linear_dependence(pair):
-    from verify.feasibility import _proportional
+    from verify.lp.feasibility import _proportional
 
     u, v = pair
     assert _proportional(u, v) == _minors_vanish(u, v)
@@ -155,8 +155,8 @@ def test_proportional_is_linear_dependence(pair):
 def test_certificate_on_a_support_is_valid_or_none(rows, data):
     """``_certificate_on_support`` answers exactly when the rows of the support have one
     dependency up to scale and it has one sign (zeros allowed); the answer is checked."""
-    from verify.feasibility import _certificate_on_support
-    from verify.linalg import integer_nullspace
+    from verify.lp.feasibility import _certificate_on_support
+    from verify.linalg.exact import integer_nullspace
 
     support = sorted(data.draw(st.sets(st.integers(0, len(rows) - 1))))
     cert = _certificate_on_support(rows, support)
@@ -175,7 +175,7 @@ def test_certificate_on_a_support_is_valid_or_none(rows, data):
 
 
 def test_certificate_on_a_support_examples():
-    from verify.feasibility import _certificate_on_support
+    from verify.lp.feasibility import _certificate_on_support
 
     rows = [[1, 0], [-1, 0], [0, 1], [1, 1], [-2, 0]]
     assert _certificate_on_support(rows, []) is None

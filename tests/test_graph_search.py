@@ -1,7 +1,7 @@
 """The graph search and its LP oracle on small subsystems, checked independently.
 
 * The integer-pivoting simplex gives exactly the answers of the simplex over Q
-  (:func:`verify.field_simplex.strict_feasibility_over`), huge entries included.
+  (:func:`verify.lp.field_simplex.strict_feasibility_over`), huge entries included.
 * The graph search finds the cocircuit method's cells; every witness satisfies every
   row and every refutation (found on a subsystem, or reused from another cell) is a
   Gordan certificate of the whole flipped orthant, re-checked with Fractions.
@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from verify.arrangement.graph_search import decide_orthant, search_topes
 from verify.arrangement.sign_pattern import sign_pattern
-from verify.feasibility import GordanCertificate, Witness
-from verify.field_simplex import strict_feasibility_over
-from verify.integer_simplex import gordan_integer_simplex
+from verify.lp.feasibility import GordanCertificate, Witness
+from verify.lp.field_simplex import strict_feasibility_over
+from verify.lp.integer_simplex import gordan_integer_simplex
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -2,7 +2,7 @@
 
 The guards re-check, in exact arithmetic, every answer before it becomes a verdict: the
 witnesses of :func:`verify.arrangement.sign_pattern`, the evidence of
-:func:`verify.feasibility.strict_feasibility` (through :func:`is_witness` and
+:func:`verify.lp.feasibility.strict_feasibility` (through :func:`is_witness` and
 :func:`is_gordan_certificate`) and the two answers of the field simplex. Correct code
 never gives them a wrong answer, so each test injects one (a proposer replaced by one
 that lies) or hands the guard a wrong object directly. The guards are real checks, not
@@ -22,10 +22,10 @@ from flint import fmpq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import verify.feasibility as feasibility
+import verify.lp.feasibility as feasibility
 from verify.arrangement import sign_pattern
 from verify.arrangement import graph_search
-from verify.feasibility import (
+from verify.lp.feasibility import (
     GordanCertificate,
     Witness,
     checked_evidence,
@@ -33,7 +33,7 @@ from verify.feasibility import (
     is_witness,
     strict_feasibility,
 )
-from verify.field_simplex import checked_certificate, checked_witness, strict_feasibility_over
+from verify.lp.field_simplex import checked_certificate, checked_witness, strict_feasibility_over
 
 ROOT = Path(__file__).resolve().parents[1]
 SIGN_PATTERN = sys.modules["verify.arrangement.sign_pattern"]
@@ -165,7 +165,7 @@ def test_field_simplex_guards_refuse_wrong_answers():
 
 
 def test_field_simplex_guards_fire_in_place(monkeypatch):
-    import verify.field_simplex as field_simplex
+    import verify.lp.field_simplex as field_simplex
 
     one = Fraction(1)
     assert isinstance(strict_feasibility_over(FEASIBLE, one), Witness)

@@ -10,10 +10,10 @@ from flint import fmpq, fmpz
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verify import fileio
-from verify.errors import InputError
-from verify.fileio import write_json_atomic, write_text_atomic
-from verify.matrix_io import matrix_shape, read_matrix
+from verify.io import atomic as fileio
+from verify.io.errors import InputError
+from verify.io.atomic import write_json_atomic, write_text_atomic
+from verify.io.matrix import matrix_shape, read_matrix
 from verify.numbers.rational import (
     MAX_EXPONENT,
     exact_from_float,

@@ -21,7 +21,7 @@ from strategies import degenerate_matrices, random_int_matrix, small_int_matrice
 from verify.arrangement import oriented_matroid as om
 from verify.arrangement.cocircuits import IntegerChirotope
 from verify.arrangement.compound import column_subsets, compound_matrices, maximal_minors
-from verify.linalg import column_basis
+from verify.linalg.exact import column_basis
 
 SETTINGS = settings(max_examples=80, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

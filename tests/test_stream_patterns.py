@@ -26,7 +26,7 @@ from verify.arrangement.stream import (
 )
 from verify.arrangement.zaslavsky import cell_count
 from verify.arrangement.cocircuits import cocircuits
-from verify.pattern_output import rankings_of, write_json
+from verify.io.pattern_output import rankings_of, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -272,8 +272,8 @@ def test_bad_options_give_one_line_and_exit_2(tmp_path, options, message):
 
 
 def test_a_failed_npz_leaves_no_file(tmp_path, monkeypatch):
-    from verify import pattern_output
-    from verify.fileio import open_atomic
+    from verify.io import pattern_output
+    from verify.io.atomic import open_atomic
 
     def broken():
         yield np.ones((1, 2), dtype=np.int8), np.ones((1, 2), dtype=np.int64)

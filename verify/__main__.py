@@ -11,7 +11,7 @@ import sys
 def main() -> int:
     argv = sys.argv[1:]
     if argv[:1] == ["check"]:
-        from verify.checker import main as check_main
+        from verify.checker.core import main as check_main
 
         return check_main(argv[1:])
     from verify.cli import main as cli_main

@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 
-from verify.errors import InputError, VerifyError
+from verify.io.errors import InputError, VerifyError
 
 INPUT_HELP = (
     "matrix file: .json (a list of rows, or an object with key \"W\"), .csv/.txt "
@@ -261,15 +261,15 @@ def run_claim(args) -> int:
 
 
 def _write_claim_certificate(claim, args, report) -> None:
-    from verify.certificates import write_certificate
+    from verify.certificates.writers import write_certificate
 
     certificate = getattr(report, "certificate", None)
     if certificate is None and claim.sweep:
         if not args.matrix:
             raise InputError(f"--certificate for {claim.id} needs --matrix FILE (one "
                              "certificate per matrix)")
-        from verify.certificates import claim_certificate
-        from verify.matrix_io import read_matrix
+        from verify.certificates.writers import claim_certificate
+        from verify.io.matrix import read_matrix
 
         try:
             certificate = claim_certificate(claim.id, read_matrix(args.matrix))
@@ -349,7 +349,7 @@ def run_all_claims(args) -> int:
 def _write_all_certificates(directory, rows) -> None:
     from pathlib import Path
 
-    from verify.certificates import write_certificate
+    from verify.certificates.writers import write_certificate
 
     Path(directory).mkdir(parents=True, exist_ok=True)
     for row in rows:
@@ -408,7 +408,7 @@ def run_search(args) -> int:
 def _write_pair_certificates(args, pairs) -> None:
     from pathlib import Path
 
-    from verify.certificates import h1_certificate, theorem55_certificate, write_certificate
+    from verify.certificates.writers import h1_certificate, theorem55_certificate, write_certificate
 
     directory = Path(args.certificates)
     directory.mkdir(parents=True, exist_ok=True)
@@ -425,7 +425,7 @@ def _write_pair_certificates(args, pairs) -> None:
 # --- pattern -------------------------------------------------------------------------
 
 def run_pattern(args) -> int:
-    from verify.matrix_io import read_matrix
+    from verify.io.matrix import read_matrix
 
     fmt = args.format or ("json" if args.json else "table")
     if args.json and fmt != "json":
@@ -439,7 +439,7 @@ def run_pattern(args) -> int:
     rows = read_matrix(args.matrix)
     n, d = len(rows), len(rows[0])
     if args.certificate:
-        from verify.certificates import pattern_certificate, write_certificate
+        from verify.certificates.writers import pattern_certificate, write_certificate
 
         write_certificate(args.certificate,
                           pattern_certificate(rows, kind=args.kind, affine=args.affine))
@@ -453,7 +453,7 @@ def run_pattern(args) -> int:
         blocks = list(source.blocks(witnesses=True))
         _print_pattern_table(args, source, n, d, blocks)
         return 0
-    from verify import pattern_output
+    from verify.io import pattern_output
 
     with _output(args.output) as out:
         if fmt == "json":
@@ -463,7 +463,7 @@ def run_pattern(args) -> int:
             pattern_output.write_jsonl(out, source.blocks(witnesses=True), kind=args.kind,
                                        n=n)
     if fmt == "npz":
-        from verify.fileio import open_atomic
+        from verify.io.atomic import open_atomic
 
         pattern_output.write_npz(args.output, source.blocks(witnesses=True),
                                  kind=args.kind, n=n, d=d, N=source.N,
@@ -561,7 +561,7 @@ def _output(path):
         # A text stream without a byte buffer (a notebook, redirect_stdout) gets text.
         buffer = getattr(sys.stdout, "buffer", None)
         return nullcontext(buffer if buffer is not None else _TextSink(sys.stdout))
-    from verify.fileio import open_atomic
+    from verify.io.atomic import open_atomic
 
     return open_atomic(path)
 
@@ -594,7 +594,7 @@ def _print_count(args, source, n, d) -> int:
 
 
 def _print_pattern_table(args, source, n, d, blocks) -> None:
-    from verify import pattern_output
+    from verify.io import pattern_output
 
     count = sum(len(signs) for signs, _ in blocks)
     limit = count if args.limit == 0 else min(args.limit, count)

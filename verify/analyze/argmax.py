@@ -51,11 +51,11 @@ Floating point proposes, exact arithmetic disposes:
    made exact by an integer null-space computation; the multipliers are checked to be
    non-negative and to combine the rows to zero exactly.
 5. Whatever fails a check is decided by the exact simplex method of
-   :func:`verify.feasibility.strict_feasibility`.
+   :func:`verify.lp.feasibility.strict_feasibility`.
 
 Rows with square roots (:class:`verify.numbers.sqrt_sum.SqrtSum` entries) are decided
 by the simplex method over that ordered field
-(:func:`verify.field_simplex.strict_feasibility_over`).
+(:func:`verify.lp.field_simplex.strict_feasibility_over`).
 
 References
 ----------
@@ -86,8 +86,8 @@ from typing import Sequence
 import numpy as np
 from flint import fmpq
 
-from verify.feasibility import GordanCertificate, Witness, strict_feasibility
-from verify.linalg import integer_nullspace
+from verify.lp.feasibility import GordanCertificate, Witness, strict_feasibility
+from verify.linalg.exact import integer_nullspace
 
 __all__ = [
     "ArgmaxAnalysis",
@@ -145,8 +145,8 @@ def is_argmax_certificate(W: Sequence[Sequence], i: int, multipliers) -> bool:
 class ArgmaxAnalysis:
     """Which labels can be the strict argmax, with evidence for every label.
 
-    ``evidence[i]`` is a :class:`~verify.feasibility.Witness` (an input ``x`` whose
-    largest logit is label ``i`` alone) or a :class:`~verify.feasibility.GordanCertificate`
+    ``evidence[i]`` is a :class:`~verify.lp.feasibility.Witness` (an input ``x`` whose
+    largest logit is label ``i`` alone) or a :class:`~verify.lp.feasibility.GordanCertificate`
     whose multipliers are pairs ``(k, lambda_k)`` over labels ``k != i`` with
     ``lambda >= 0``, ``sum lambda = 1`` and ``w_i = sum_k lambda_k w_k`` (at most
     ``d + 1`` of them).
@@ -198,7 +198,7 @@ def make_head(W, budget=None):
 
 
 def _to_fmpq(x) -> fmpq:
-    from verify.linalg import to_fmpq
+    from verify.linalg.exact import to_fmpq
     from verify.numbers.sqrt_sum import SqrtSum
 
     if isinstance(x, SqrtSum):
@@ -997,7 +997,7 @@ class FieldHead:
     """
 
     def __init__(self, rows):
-        from verify.errors import TooLargeError
+        from verify.io.errors import TooLargeError
         from verify.numbers.sqrt_sum import SqrtSum, as_sqrt_sum
 
         if len(rows) > FIELD_MAX_LABELS:
@@ -1011,7 +1011,7 @@ class FieldHead:
         self.F = np.array([[float(x) for x in row] for row in self.rows], dtype=np.float64)
 
     def strict(self, rows):
-        from verify.field_simplex import strict_feasibility_over
+        from verify.lp.field_simplex import strict_feasibility_over
 
         if not rows:
             return Witness(point=tuple(self.one - self.one for _ in range(self.d)))

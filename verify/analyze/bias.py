@@ -33,7 +33,7 @@ both zero (``y = 0`` is possible only when ``w_i = w_j``, ``b_i != b_j``: the tw
 differ by a constant and never tie).
 
 Both systems are decided by the exact simplex method
-(:func:`verify.feasibility.strict_feasibility`), a tie system after restricting ``x~`` to
+(:func:`verify.lp.feasibility.strict_feasibility`), a tie system after restricting ``x~`` to
 the hyperplane ``(w~_i - w~_j) . x~ = 0`` through an integer basis of it. Meant for
 heads of moderate size; every answer carries its evidence and is re-checked by the
 ``is_bias_*`` functions.
@@ -55,8 +55,8 @@ from flint import fmpq
 
 from verify.analyze.argmax import ArgmaxAnalysis, _dot
 from verify.analyze.ties import NoTieCertificate, TieAnalysis, TieWitness, _hyperplane_basis
-from verify.feasibility import GordanCertificate, Witness, strict_feasibility
-from verify.linalg import to_fmpq
+from verify.lp.feasibility import GordanCertificate, Witness, strict_feasibility
+from verify.linalg.exact import to_fmpq
 
 __all__ = [
     "BIAS_MAX_LABELS",
@@ -219,12 +219,12 @@ def analyze_with_bias(W, b, *, neighbours: int = 2, names=None, source: str = "t
     otherwise the pairs of each label with its ``neighbours`` nearest labels by cosine
     (cosines of the rows ``w_k``, the bias aside). Cell counts are not computed (they
     are defined for heads without a bias). Heads above :data:`BIAS_MAX_LABELS` labels
-    are refused (:class:`~verify.errors.TooLargeError`).
+    are refused (:class:`~verify.io.errors.TooLargeError`).
     """
     from verify.analyze.argmax import make_head
     from verify.analyze.report import HeadAnalysis, _summarise, cosine_neighbours
     from verify.analyze.ties import ALL_PAIRS_MAX_LABELS
-    from verify.errors import TooLargeError
+    from verify.io.errors import TooLargeError
 
     rows = [[to_fmpq(x) for x in row] for row in W]
     bias = [to_fmpq(v) for v in b]

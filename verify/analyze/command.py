@@ -2,7 +2,7 @@
 
 Register it with :func:`add_parser` on the subparsers of the main parser; the parsed
 namespace carries ``run`` (:func:`run_analyze`), which returns the exit code and raises
-:class:`~verify.errors.InputError` for every user error (one line, exit code 2).
+:class:`~verify.io.errors.InputError` for every user error (one line, exit code 2).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from verify.cli import non_negative_int
-from verify.errors import InputError
+from verify.io.errors import InputError
 
 __all__ = ["add_parser", "read_head", "read_names", "run_analyze"]
 
@@ -107,7 +107,7 @@ def _parse_entry(text: str):
 def _npy_matrix(path: str):
     """A ``.npy`` file of binary floats (up to 64 bits) or integers, memory-mapped.
 
-    None when the file is anything else (then :func:`verify.matrix_io.read_matrix`
+    None when the file is anything else (then :func:`verify.io.matrix.read_matrix`
     reads it, or names the problem). Non-finite entries are refused here, in blocks.
     """
     import numpy as np
@@ -131,7 +131,7 @@ def _npy_matrix(path: str):
 
 
 class TensorRows:
-    """A :class:`verify.checkpoint.LoadedTensor` seen as a row-sliceable matrix.
+    """A :class:`verify.io.checkpoint.LoadedTensor` seen as a row-sliceable matrix.
 
     ``rows[lo:hi]`` maps and widens only those rows (exactly), which is all that
     :meth:`verify.analyze.argmax.ExactHead.from_array` needs.
@@ -140,7 +140,7 @@ class TensorRows:
     def __init__(self, tensor):
         import numpy as np
 
-        from verify.checkpoint import WIDENED
+        from verify.io.checkpoint import WIDENED
 
         self.tensor, self.shape = tensor, tuple(tensor.shape)
         self.dtype = np.dtype(WIDENED[tensor.dtype])
@@ -158,7 +158,7 @@ def load_source(path: str, tensor: str | None, bias: str | None):
     otherwise exact rows (square roots allowed); ``bias``: exact entries or None;
     ``description``: which tensor of which file (None for plain matrix files).
     """
-    from verify.checkpoint import LoadedTensor, is_checkpoint, load_head
+    from verify.io.checkpoint import LoadedTensor, is_checkpoint, load_head
 
     if not is_checkpoint(path) and bias is None:
         return read_head(path, tensor), None, None
@@ -180,12 +180,12 @@ def read_head(path: str, tensor: str | None = None):
         if array is not None:
             return array
     if Path(path).suffix.lower() == ".safetensors":
-        from verify.safetensors_io import read_safetensors
+        from verify.io.safetensors_file import read_safetensors
 
         return read_safetensors(path, tensor)
     if tensor is not None:
         raise InputError(f"{path}: --tensor applies to .safetensors files only")
-    from verify.matrix_io import read_matrix
+    from verify.io.matrix import read_matrix
 
     return read_matrix(path, parse_entry=_parse_entry)
 

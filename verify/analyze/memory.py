@@ -11,7 +11,7 @@ What stays in memory for the whole run grows like the head, ``n * d``:
 
 :func:`resident_bytes` estimates that at ``RESIDENT_BYTES_PER_ENTRY`` bytes per entry of
 ``W``; a head whose resident part alone exceeds the budget is refused with one line
-(:class:`verify.errors.TooLargeError`, exit code 2) before anything is computed.
+(:class:`verify.io.errors.TooLargeError`, exit code 2) before anything is computed.
 
 Example
 -------
@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from verify.errors import TooLargeError
+from verify.io.errors import TooLargeError
 
 __all__ = [
     "DEFAULT_FRACTION",

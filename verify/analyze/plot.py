@@ -26,8 +26,8 @@ from typing import Sequence
 
 import numpy as np
 
-from verify.errors import InputError
-from verify.fileio import write_bytes_atomic
+from verify.io.errors import InputError
+from verify.io.atomic import write_bytes_atomic
 
 __all__ = ["plot_head"]
 

@@ -57,7 +57,7 @@ from flint import fmpq, fmpz, fmpz_mat
 
 from verify.analyze.argmax import ArgmaxAnalysis, ExactHead, FieldHead, make_head
 from verify.analyze.ties import ALL_PAIRS_MAX_LABELS, TieAnalysis, TieWitness, tie_pairs
-from verify.feasibility import Witness
+from verify.lp.feasibility import Witness
 
 __all__ = [
     "DEFAULT_MAX_CELLS",
@@ -489,7 +489,7 @@ def analyze(W, *, neighbours: int = DEFAULT_NEIGHBOURS, max_cells: int = DEFAULT
     shooting, ``rays`` per argmaxable label (default
     :data:`verify.analyze.ties.RAYS_PER_LABEL`; see :func:`verify.analyze.ties.tie_pairs`).
     ``budget`` (a :class:`~verify.analyze.memory.MemoryBudget`) sizes the blocks; a
-    head that cannot fit is refused with :class:`~verify.errors.TooLargeError`.
+    head that cannot fit is refused with :class:`~verify.io.errors.TooLargeError`.
     """
     seconds = {}
     t0 = time.perf_counter()

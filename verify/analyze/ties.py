@@ -21,7 +21,7 @@ of the following holds:
 system is decided by restricting ``x`` to the hyperplane ``v . x = 0`` through an
 integer basis of it (``B = [v_p e_q - v_q e_p]_{q != p}`` for a ``p`` with
 ``v_p != 0``), which turns it into a strict system ``(a_k^T B) z > 0`` for
-:func:`verify.feasibility.strict_feasibility`; its Gordan multipliers ``y`` give
+:func:`verify.lp.feasibility.strict_feasibility`; its Gordan multipliers ``y`` give
 ``sum y_k a_k`` orthogonal to that hyperplane, hence a multiple ``-t v``.
 
 **Geometric form.** Let ``P = conv(W)``. The inputs ``x`` maximised by a set ``S`` of
@@ -98,8 +98,8 @@ from verify.analyze.argmax import (
     perceptron,
     propose_strict,
 )
-from verify.feasibility import GordanCertificate, Witness, strict_feasibility
-from verify.linalg import integer_nullspace
+from verify.lp.feasibility import GordanCertificate, Witness, strict_feasibility
+from verify.linalg.exact import integer_nullspace
 
 __all__ = [
     "ALL_PAIRS_MAX_LABELS",
@@ -676,7 +676,7 @@ def write_graph(G, path) -> None:
     """Write ``G`` atomically: GraphML for ``.graphml``, node-link JSON for ``.json``."""
     import networkx as nx
 
-    from verify.fileio import write_text_atomic
+    from verify.io.atomic import write_text_atomic
 
     suffix = str(path).lower().rsplit(".", 1)[-1] if "." in str(path) else ""
     if suffix == "graphml":

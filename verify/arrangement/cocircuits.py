@@ -53,7 +53,7 @@ from math import comb, isqrt
 
 import numpy as np
 
-from verify.errors import TooLargeError
+from verify.io.errors import TooLargeError
 
 from verify.arrangement.oriented_matroid import compose, unique_signs
 

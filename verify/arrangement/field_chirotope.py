@@ -66,7 +66,7 @@ import numpy as np
 
 from verify.arrangement.compound import column_subsets, compound_matrices
 from verify.arrangement.oriented_matroid import TableChirotope, binomial_table, colex_rank
-from verify.errors import TooLargeError
+from verify.io.errors import TooLargeError
 from verify.numbers.sqrt_sum import as_sqrt_sum, det
 
 #: Bits of the fixed-point approximation of the filter.

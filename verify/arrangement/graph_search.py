@@ -15,7 +15,7 @@ needs to check completeness: every listed cell, flipped across every hyperplane,
 listed or refuted.
 
 This method is independent of :mod:`verify.arrangement.cocircuits` (it uses only the
-LP oracle of :mod:`verify.feasibility`), which makes it a cross-check and the source of
+LP oracle of :mod:`verify.lp.feasibility`), which makes it a cross-check and the source of
 completeness certificates; for enumeration speed the cocircuit method is preferred.
 
 Small systems first (constraint generation)
@@ -48,8 +48,8 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-from verify.feasibility import GordanCertificate, Witness, strict_feasibility
-from verify.linalg import dot
+from verify.lp.feasibility import GordanCertificate, Witness, strict_feasibility
+from verify.linalg.exact import dot
 
 
 @dataclass

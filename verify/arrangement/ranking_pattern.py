@@ -30,7 +30,7 @@ from itertools import combinations
 from flint import fmpq
 
 from verify.arrangement.sign_pattern import SignPattern, sign_pattern
-from verify.linalg import to_fmpq_rows
+from verify.linalg.exact import to_fmpq_rows
 
 
 def label_pairs(n: int) -> list[tuple[int, int]]:

@@ -40,7 +40,7 @@ from flint import fmpq
 
 from verify.arrangement.cocircuits import enumerate_topes
 from verify.arrangement.graph_search import search_topes
-from verify.linalg import (
+from verify.linalg.exact import (
     column_basis,
     group_parallel_rows,
     primitive_integer_row,
@@ -168,7 +168,7 @@ def _integral(point) -> tuple[int, ...]:
 
 
 def _rank(ints) -> int:
-    from verify.linalg import rank
+    from verify.linalg.exact import rank
 
     return rank(ints) if ints and ints[0] else 0
 

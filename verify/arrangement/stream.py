@@ -57,7 +57,7 @@ from verify.arrangement.cocircuits import (
     generic_tope_count,
 )
 from verify.arrangement.oriented_matroid import compose, unique_signs
-from verify.linalg import column_basis, group_parallel_rows, primitive_integer_row, to_fmpq_rows
+from verify.linalg.exact import column_basis, group_parallel_rows, primitive_integer_row, to_fmpq_rows
 
 #: Candidate topes (a bound) a bucket may produce before it is split.
 BUDGET = 400_000
@@ -252,7 +252,7 @@ def _load(spool: str, number: int):
 def _ordered_map(fn, tasks, jobs: int, scheduler: str | None):
     """``fn(*task)`` for every task, in order; at most ``2 jobs`` tasks in flight."""
     if scheduler:
-        from verify.claims.distributed import ordered_on_dask
+        from verify.io.distributed import ordered_on_dask
 
         yield from ordered_on_dask(scheduler, fn, tasks, jobs=jobs)
         return

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from verify.linalg import integer_nullspace
+from verify.linalg.exact import integer_nullspace
 
 #: Beyond this many flats the lattice is not built.
 MAX_FLATS = 20_000
@@ -93,7 +93,7 @@ def flats(H: np.ndarray, *, max_flats: int = MAX_FLATS):
 
 def _basis(H, F, j) -> list[int]:
     """``j`` independent rows among the members of the rank-``j`` flat ``F``."""
-    from verify.linalg import rank
+    from verify.linalg.exact import rank
 
     chosen: list[int] = []
     for i in np.nonzero(F)[0]:

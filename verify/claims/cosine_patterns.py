@@ -30,8 +30,8 @@ from verify.arrangement.chirotope import field_chirotope
 from verify.arrangement.compound import maximal_minors
 from verify.arrangement.field_chirotope import MAX_SIGNS
 from verify.arrangement.oriented_matroid import TableChirotope, agree_up_to_sign, topes
-from verify.errors import TooLargeError
-from verify.linalg import column_basis, primitive_integer_row, to_fmpq_rows
+from verify.io.errors import TooLargeError
+from verify.linalg.exact import column_basis, primitive_integer_row, to_fmpq_rows
 from verify.numbers.sqrt_sum import cosine_matrix
 
 

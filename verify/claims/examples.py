@@ -25,7 +25,7 @@ from fractions import Fraction
 
 from verify.analyze.ties import TieWitness, tie_pairs
 from verify.arrangement import braid_product
-from verify.certificates import exact, exact_rows, instance_certificate
+from verify.certificates.writers import exact, exact_rows, instance_certificate
 from verify.claims.outcome import ClaimOutcome
 from verify.data import paper_example
 from verify.numbers.rational import parse_rational

@@ -27,8 +27,8 @@ from math import comb
 
 import numpy as np
 
-from verify.errors import TooLargeError
-from verify.linalg import rank as exact_rank
+from verify.io.errors import TooLargeError
+from verify.linalg.exact import rank as exact_rank
 
 #: Exhaustive sweeps refuse to start beyond this many row multisets.
 MAX_EXHAUSTIVE = 2_000_000

@@ -14,8 +14,8 @@ from itertools import product
 
 from verify.arrangement import sign_pattern
 from verify.claims.cosine_patterns import MatrixCheck
-from verify.feasibility import Witness, strict_feasibility
-from verify.linalg import to_fmpq_rows
+from verify.lp.feasibility import Witness, strict_feasibility
+from verify.linalg.exact import to_fmpq_rows
 
 MAX_ROWS = 12
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib import import_module
 
-from verify.errors import InputError
+from verify.io.errors import InputError
 
 
 @dataclass(frozen=True)

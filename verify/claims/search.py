@@ -32,7 +32,7 @@ from itertools import combinations, permutations, product
 import numpy as np
 
 from verify.arrangement import ranking_pattern
-from verify.errors import InputError, TooLargeError
+from verify.io.errors import InputError, TooLargeError
 
 MAX_SETS = 3_000_000
 

@@ -41,9 +41,9 @@ import sympy
 from flint import fmpq, fmpq_mat
 
 from proofs import matrix_factorisation as mf_proofs
-from verify.certificates import exact, exact_rows, instance_certificate, symbolic_note
+from verify.certificates.writers import exact, exact_rows, instance_certificate, symbolic_note
 from verify.claims.outcome import ClaimOutcome
-from verify.errors import InputError
+from verify.io.errors import InputError
 from verify.numbers.rational import format_rational
 from verify.numbers.sqrt_sum import SqrtSum, cosine_matrix
 

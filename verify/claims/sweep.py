@@ -17,7 +17,7 @@ short by a crash is dropped when the sweep restarts.
 
 With ``options.certificate_matrices = K > 0`` (``verify all`` sets it) the report of a
 sweep that held also carries a sweep certificate of the first ``K`` matrices of the
-family (:func:`verify.certificates.sweep_certificate`). It is built on first access of
+family (:func:`verify.certificates.writers.sweep_certificate`). It is built on first access of
 ``report.certificate``, so a run that never writes it costs nothing extra.
 """
 
@@ -36,7 +36,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from verify.claims.families import enumerated_matrices, exhaustive_matrices
-from verify.errors import InputError
+from verify.io.errors import InputError
 
 CHECKPOINT_FORMAT = "verify-checkpoint/1"
 
@@ -86,7 +86,7 @@ def family_of(claim, options):
     determines the family.
     """
     if options.matrix:
-        from verify.matrix_io import read_matrix
+        from verify.io.matrix import read_matrix
 
         W = read_matrix(options.matrix)
         digest = hashlib.sha256(Path(options.matrix).read_bytes()).hexdigest()
@@ -235,7 +235,7 @@ def _execute(tasks, options, on_result) -> None:
     jobs = getattr(options, "jobs", 1) or 1
     scheduler = getattr(options, "scheduler", None)
     if scheduler:
-        from verify.claims.distributed import run_on_dask
+        from verify.io.distributed import run_on_dask
 
         run_on_dask(scheduler, check_one, tasks, on_result, jobs=jobs)
     elif jobs > 1 and len(tasks) > 1:
@@ -314,7 +314,7 @@ def _offer_certificate(report, claim, desc, matrices, options) -> None:
     count = getattr(options, "certificate_matrices", 0) or 0
     if count < 1 or not report.holds:
         return
-    from verify.certificates import sweep_certificate
+    from verify.certificates.writers import sweep_certificate
 
     chosen = [W for _, W in matrices[:count]]
     family = desc if len(chosen) == len(matrices) else f"the first {count} of {desc}"
@@ -391,8 +391,8 @@ def _step_progress(options):
 
 
 def _write_counterexample(claim, label, W, record, options) -> str:
-    from verify.fileio import write_json_atomic
-    from verify.linalg import to_fmpq_rows
+    from verify.io.atomic import write_json_atomic
+    from verify.linalg.exact import to_fmpq_rows
     from verify.numbers.rational import format_rational
 
     directory = Path(getattr(options, "output_dir", None) or ".")

@@ -23,8 +23,8 @@ from verify.arrangement import ranking_from_signs, ranking_pattern
 from verify.arrangement.chirotope import field_topes
 from verify.claims.outcome import ClaimOutcome
 from verify.data import paper_example
-from verify.feasibility import GordanCertificate, strict_feasibility
-from verify.field_simplex import strict_feasibility_over
+from verify.lp.feasibility import GordanCertificate, strict_feasibility
+from verify.lp.field_simplex import strict_feasibility_over
 from verify.numbers.sqrt_sum import SqrtSum, parse_sqrt_sum
 
 #: A rational instance of the same structure: the same seven directions, rows with
@@ -96,7 +96,7 @@ def check_instance(W1, W2, label: int) -> dict:
 
 def run(claim, options) -> ClaimOutcome:
     if getattr(options, "matrix", None):
-        from verify.errors import InputError
+        from verify.io.errors import InputError
 
         raise InputError("theorem 5.5 checks the paper's instances; use 'python -m "
                          "verify search theorem 5.5' to look for other pairs")
@@ -120,7 +120,7 @@ def run(claim, options) -> ClaimOutcome:
                                            for i, y in cert.multipliers) if cert else "")
     out.evidence = ("C(W_1) = C(W_2) exactly, label 2 first only in model 1, certified, "
                     "for the Q(sqrt 2) and the rational instance")
-    from verify.certificates import theorem55_certificate
+    from verify.certificates.writers import theorem55_certificate
 
     out.certificate = theorem55_certificate(*paper, label)
     return out

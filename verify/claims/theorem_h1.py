@@ -25,7 +25,7 @@ from verify.arrangement import braid_product, ranking_pattern, sign_pattern
 from verify.arrangement.ranking_pattern import signs_from_ranking
 from verify.claims.outcome import ClaimOutcome
 from verify.data import paper_example
-from verify.feasibility import GordanCertificate, strict_feasibility
+from verify.lp.feasibility import GordanCertificate, strict_feasibility
 from verify.numbers.rational import format_rational, parse_rational
 
 
@@ -84,7 +84,7 @@ def run(claim, options) -> ClaimOutcome:
     data = paper_example("theorem H.1")
     A, B = rational_matrix(data["A"]), rational_matrix(data["B"])
     if getattr(options, "matrix", None):
-        from verify.errors import InputError
+        from verify.io.errors import InputError
 
         raise InputError("theorem H.1 checks the paper's configurations A and B; use "
                          "'python -m verify search theorem H.1' for other matrices")
@@ -106,7 +106,7 @@ def run(claim, options) -> ClaimOutcome:
     out.evidence = (f"{result['sign_pattern_count']} equal sign vectors; "
                     f"{len(result['only_in_A'])} rankings only in R(A), "
                     f"{len(result['only_in_B'])} only in R(B), each certified")
-    from verify.certificates import h1_certificate
+    from verify.certificates.writers import h1_certificate
 
     out.certificate = h1_certificate(A, B)
     out.json = {"claim": claim.id, "sign_pattern_count": result["sign_pattern_count"],

@@ -38,10 +38,10 @@ from proofs import is_zero
 from proofs import softmax as softmax_proofs
 from proofs.cosine import lemma_3_2_translation, lemma_3_3_translation
 from proofs.softmax import add_to_every_row
-from verify.certificates import exact, exact_rows, instance_certificate, symbolic_note
+from verify.certificates.writers import exact, exact_rows, instance_certificate, symbolic_note
 from verify.data import paper_example
 from verify.claims.outcome import ClaimOutcome
-from verify.errors import InputError
+from verify.io.errors import InputError
 from verify.numbers.rational import format_rational, parse_rational
 from verify.numbers.sqrt_sum import SqrtSum
 
@@ -178,7 +178,7 @@ def _add_facts(outcome: ClaimOutcome, facts, prefix: str = "symbolic: ") -> None
 def _matrix_from(options) -> tuple[list[list[fmpq]], str]:
     path = getattr(options, "matrix", None)
     if path:
-        from verify.matrix_io import read_matrix
+        from verify.io.matrix import read_matrix
 
         return [[_q(a) for a in row] for row in read_matrix(path)], path
     return [list(row) for row in EXAMPLE_C1], "example C.1"

@@ -15,7 +15,7 @@ binary value (every one of these formats widens exactly to float64, whose value 
 dyadic rational); integers exactly. The header is validated as a whole (every entry's
 dtype, shape and offsets), and then only the selected tensor's bytes are read.
 
-Every problem is an :class:`~verify.errors.InputError` with the one-line message
+Every problem is an :class:`~verify.io.errors.InputError` with the one-line message
 ``"<path>: <problem>"``; rows and columns are counted from 0.
 
 Example
@@ -33,7 +33,7 @@ from pathlib import Path
 
 from flint import fmpq
 
-from verify.errors import InputError
+from verify.io.errors import InputError
 
 __all__ = ["DTYPES", "list_tensors", "read_header", "read_safetensors"]
 
@@ -179,9 +179,9 @@ def read_safetensors(path, tensor: str | None = None) -> list[list[fmpq]]:
     """The rows of one 2-D tensor of a ``.safetensors`` file, as exact rationals.
 
     ``tensor`` names the tensor; it may be omitted when the file holds exactly one.
-    The values are read through :class:`verify.checkpoint.LoadedTensor`.
+    The values are read through :class:`verify.io.checkpoint.LoadedTensor`.
     """
-    from verify.checkpoint import check_matrix, file_tensors
+    from verify.io.checkpoint import check_matrix, file_tensors
 
     tensors = file_tensors(path)
     name = _wrap(path, lambda p: _select(tensors, tensor))

@@ -1,6 +1,6 @@
 """Gordan's alternative for integer rows by the simplex method with integer pivoting.
 
-The method of :func:`verify.field_simplex.strict_feasibility_over` (phase 1 on the
+The method of :func:`verify.lp.field_simplex.strict_feasibility_over` (phase 1 on the
 Gordan system ``E y = b``, ``y >= 0``, ``E = [A^T; 1^T]``, ``b = (0, ..., 0, 1)``; the
 artificial variables form the first basis; Bland's rule for the entering and the
 leaving variable), specialised to integer rows and run on Python integers without a
@@ -39,7 +39,7 @@ from typing import Sequence
 
 from flint import fmpq
 
-from verify.feasibility import GordanCertificate, Witness
+from verify.lp.feasibility import GordanCertificate, Witness
 
 __all__ = ["gordan_integer_simplex"]
 

@@ -44,7 +44,7 @@ from typing import Sequence, Union
 
 from flint import fmpq, fmpq_mat
 
-from verify.linalg import dot, integer_nullspace, primitive_integer_row, to_fmpq_rows
+from verify.linalg.exact import dot, integer_nullspace, primitive_integer_row, to_fmpq_rows
 
 
 @dataclass(frozen=True)
@@ -276,8 +276,8 @@ def _proportional(u, v) -> bool:
 def _exact_simplex(Z: list[list[int]]) -> Evidence:
     """Decide exactly by the simplex method over Q (phase 1 on the Gordan system).
 
-    The method of :func:`verify.field_simplex.strict_feasibility_over`, run on integers
-    by :func:`verify.integer_simplex.gordan_integer_simplex` (same answers, no
+    The method of :func:`verify.lp.field_simplex.strict_feasibility_over`, run on integers
+    by :func:`verify.lp.integer_simplex.gordan_integer_simplex` (same answers, no
     fractions): a basic solution
     of ``{y >= 0, A^T y = 0, sum y = 1}`` has at most ``rank(A) + 1`` non-zeros; if there
     is none, the optimal phase-1 duals give the witness. (sympy's ``linprog`` returned
@@ -285,7 +285,7 @@ def _exact_simplex(Z: list[list[int]]) -> Evidence:
     needs a system library, hence this small method; its answers are checked exactly
     like any other.)
     """
-    from verify.integer_simplex import gordan_integer_simplex
+    from verify.lp.integer_simplex import gordan_integer_simplex
 
     evidence = gordan_integer_simplex(Z)
     if isinstance(evidence, GordanCertificate):

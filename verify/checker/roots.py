@@ -1,6 +1,6 @@
 """Checker, part two: exact sums of square roots, cosine matrices, theorem 5.5.
 
-Standard library only, like :mod:`verify.checker`, whose helpers it uses; it is loaded
+Standard library only, like :mod:`verify.checker.core`, whose helpers it uses; it is loaded
 when a certificate needs it. Read it with ``docs/certificates.md``.
 
 Numbers. A cosine ``m_i . m_j / (|m_i| |m_j|)`` is a rational multiple of the square
@@ -16,7 +16,7 @@ rational ``q_k`` and positive integers ``r_k``, exactly:
   which terminates because the value is not zero.
 
 Claims. ``lemma 5.3`` / ``theorem 5.6`` on one matrix: the checker builds ``M`` and
-``C(M)`` itself and runs the pattern check of :mod:`verify.checker` on both, against
+``C(M)`` itself and runs the pattern check of :mod:`verify.checker.core` on both, against
 the one asserted list: over Q for ``M``, with :data:`SQUARE_ROOTS` for ``C(M)``.
 ``theorem 5.5``: ``C(W1) = C(W2)`` entry by entry, for rows over ``Q(sqrt ...)``, and
 then either a ranking of ``R(W1)`` putting a label first (a witness) while Gordan
@@ -30,7 +30,7 @@ from functools import lru_cache
 from itertools import combinations
 from math import gcd, isqrt
 
-from verify.checker import (
+from verify.checker.core import (
     RATIONALS,
     CertificateError,
     _braid,

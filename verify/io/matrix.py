@@ -16,14 +16,14 @@ A matrix is returned as a list of rows of exact entries (fmpq unless a different
     A 2-D numpy array of integers (taken exactly) or binary floats (taken as their
     exact binary value, so float 0.1 is 3602879701896397/2^55, not 1/10).
 ``.safetensors``, ``*.safetensors.index.json`` (a sharded checkpoint), a directory
-    The head of a checkpoint, found and read by :func:`verify.checkpoint.load_head`
+    The head of a checkpoint, found and read by :func:`verify.io.checkpoint.load_head`
     (``tensor`` names it; binary floats at their exact value), if it has at most
-    :data:`verify.checkpoint.MAX_EXACT_ENTRIES` entries.
+    :data:`verify.io.checkpoint.MAX_EXACT_ENTRIES` entries.
 
 :func:`read_vector` reads a vector (a bias, say): a JSON list of numbers, or any of
 the text formats above holding one row or one column.
 
-Every problem is reported as :class:`~verify.errors.InputError` with a one-line
+Every problem is reported as :class:`~verify.io.errors.InputError` with a one-line
 message ``"<path>: <problem>"``; rows and columns are counted from 0.
 """
 
@@ -34,7 +34,7 @@ from typing import Callable
 
 from flint import fmpq
 
-from verify.errors import InputError
+from verify.io.errors import InputError
 from verify.numbers.rational import exact_from_float, parse_rational
 
 __all__ = ["read_matrix", "read_vector", "matrix_shape", "SUPPORTED_EXTENSIONS"]
@@ -293,11 +293,11 @@ def read_matrix(path, *, parse_entry: ParseEntry = parse_rational,
     :class:`ValueError` on bad text; JSON numbers and ``.npy`` values are always
     exact rationals.  A checkpoint (``.safetensors``, an index, a directory) gives
     its head, or its tensor named ``tensor``, exactly if it has at most
-    :data:`~verify.checkpoint.MAX_EXACT_ENTRIES` entries
-    (:class:`~verify.errors.TooLargeError` otherwise).  Any problem raises
+    :data:`~verify.io.checkpoint.MAX_EXACT_ENTRIES` entries
+    (:class:`~verify.io.errors.TooLargeError` otherwise).  Any problem raises
     :class:`InputError` ``"<path>: <problem>"``.
     """
-    from verify import checkpoint
+    from verify.io import checkpoint
 
     if checkpoint.is_checkpoint(path) or tensor is not None:
         head = checkpoint.load_head(path, tensor=tensor,

@@ -4,13 +4,13 @@ A *head* is the unembedding matrix ``W`` (``n`` labels x ``d`` dimensions) of a
 classifier, with an optional bias ``b`` (logits ``W x + b``).  :func:`load_head` finds
 it in what users have on disk:
 
-* a ``.safetensors`` file (format in :mod:`verify.safetensors_io`);
+* a ``.safetensors`` file (format in :mod:`verify.io.safetensors_file`);
 * a sharded checkpoint: ``model.safetensors.index.json``, whose ``"weight_map"`` maps
   every tensor name to the shard file (next to the index) that holds it;
 * a directory holding one of these (the index is preferred; see
   :func:`checkpoint_file`);
 * a ``.npy`` file (one array; its dtype mapped to the names below);
-* any text format that :func:`verify.matrix_io.read_matrix` reads (exact rows).
+* any text format that :func:`verify.io.matrix.read_matrix` reads (exact rows).
 
 Binary tensors are not read when loaded: a :class:`LoadedTensor` records where the
 bytes are, and :meth:`LoadedTensor.block` maps just the rows asked for, so memory
@@ -24,7 +24,7 @@ Without a tensor name the head is the first of :data:`HEAD_NAMES` present (outpu
 heads first, then tied input embeddings), else the checkpoint's only tensor, else its
 only 2-D tensor; otherwise the error lists the 2-D candidates.
 
-Every problem is an :class:`~verify.errors.InputError` whose one-line message starts
+Every problem is an :class:`~verify.io.errors.InputError` whose one-line message starts
 with the file concerned; rows and columns are counted from 0.
 
 Example
@@ -46,9 +46,9 @@ from pathlib import Path
 
 import numpy as np
 
-from verify.errors import InputError, TooLargeError
+from verify.io.errors import InputError, TooLargeError
 from verify.numbers.rational import exact_from_float
-from verify.safetensors_io import DTYPES, read_header
+from verify.io.safetensors_file import DTYPES, read_header
 
 __all__ = [
     "AUTO_BIAS", "HEAD_NAMES", "MAX_EXACT_ENTRIES", "HeadSource", "LoadedTensor",
@@ -211,8 +211,8 @@ class LoadedTensor:
     def rows(self, *, limit: int | None = MAX_EXACT_ENTRIES) -> list:
         """The exact values: a list of rows of ``fmpq`` (a flat list for 1-D).
 
-        Refuses (:class:`~verify.errors.TooLargeError`) more than ``limit`` entries
-        (``None``: no limit) and NaN or infinity (:class:`~verify.errors.InputError`).
+        Refuses (:class:`~verify.io.errors.TooLargeError`) more than ``limit`` entries
+        (``None``: no limit) and NaN or infinity (:class:`~verify.io.errors.InputError`).
         """
         from flint import fmpq
 
@@ -479,7 +479,7 @@ class HeadSource:
 
 
 def _text_head(path: Path, tensor: str | None):
-    from verify.matrix_io import read_matrix
+    from verify.io.matrix import read_matrix
 
     if tensor is not None:
         raise _fail(path, "--tensor applies to checkpoints (.safetensors, an index, a "
@@ -505,7 +505,7 @@ def _load_bias(bias: str, head_name: str | None, tensors: dict, where: Path | No
         raise _fail(path, f"bias: no such file, and no tensor of that name{inside}")
     if path.suffix.lower() == ".npy" or is_checkpoint(path):
         return _check_bias(load_tensor(path), n)
-    from verify.matrix_io import read_vector
+    from verify.io.matrix import read_vector
 
     values = read_vector(path)
     if len(values) != n:
@@ -535,7 +535,7 @@ def load_head(path, *, tensor: str | None = None, bias: str | None = None,
     tensor : the head's name in the checkpoint; default: found as described above.
     bias : a tensor name in the same checkpoint, a ``.npy``/text file with ``n``
         entries, or ``"auto"`` (see :data:`AUTO_BIAS`); default: no bias.
-    max_entries : refuse (:class:`~verify.errors.TooLargeError`) a binary head with
+    max_entries : refuse (:class:`~verify.io.errors.TooLargeError`) a binary head with
         more entries, before scanning it.
 
     The head is checked (supported dtype, 2-D, rows and columns, no NaN or infinity:

@@ -1,9 +1,9 @@
 """Checks of instance and sweep certificates (``verify-certificate/1``).
 
-This module extends the table ``CLAIMS`` of :mod:`verify.checker` and follows its
-rules: it imports nothing but the Python standard library (and ``verify.checker`` for
+This module extends the table ``CLAIMS`` of :mod:`verify.checker.core` and follows its
+rules: it imports nothing but the Python standard library (and ``verify.checker.core`` for
 its number types and helpers), and decides every fact exactly, with ``Fraction`` for
-rationals and :class:`~verify.checker.RootSum` for sums of square roots. The formats
+rationals and :class:`~verify.checker.core.RootSum` for sums of square roots. The formats
 are specified in ``docs/certificates.md``.
 
 **Instance certificates** (lemmas 3.1-3.3, theorem 3.4, appendix D and examples C.1-C.3
@@ -16,7 +16,7 @@ that part cannot be redone with the standard library: the certificate says so in
 
 **Sweep certificates** (lemma 5.3, theorem 5.6, proposition E.2 over a list of
 matrices) hold, for each matrix, the evidence of the single-matrix check of
-:mod:`verify.checker`, or the reason why the matrix is outside the claim's hypothesis
+:mod:`verify.checker.core`, or the reason why the matrix is outside the claim's hypothesis
 (a zero row, two equal rows), which is re-verified.
 
 Two facts are used throughout. Softmax is unchanged by adding one constant to every
@@ -31,7 +31,7 @@ from functools import cmp_to_key, partial
 from itertools import combinations
 import re
 
-from verify.checker import (
+from verify.checker.core import (
     RATIONALS,
     CertificateError,
     _braid,
@@ -43,7 +43,7 @@ from verify.checker import (
     _shown,
     _within,
 )
-from verify.checker_roots import SQUARE_ROOTS, RootSum, _check_cosine_claim, cosine_matrix
+from verify.checker.roots import SQUARE_ROOTS, RootSum, _check_cosine_claim, cosine_matrix
 
 __all__ = ["CLAIMS", "PAPER"]
 
@@ -176,7 +176,7 @@ def _sqrt_of(q: Fraction) -> RootSum:
 
 def _cosines(M, N=None) -> list:
     """``cos(m_i, n_j)`` for the rows of ``M`` and ``N`` (default ``M``), built as
-    :func:`verify.checker.cosine_matrix` builds them (every ``|m_i|^2 |n_j|^2`` must be
+    :func:`verify.checker.core.cosine_matrix` builds them (every ``|m_i|^2 |n_j|^2`` must be
     rational)."""
     if N is None:
         return cosine_matrix(M)
@@ -930,7 +930,7 @@ def _check_sweep(claim: str, document, assertion, evidence) -> str:
 
 def _cosine_claim_or_sweep(claim: str, document, assertion, evidence) -> str:
     """``lemma 5.3`` / ``theorem 5.6``: a sweep if ``input`` lists ``matrices``, else the
-    single-matrix certificate of :mod:`verify.checker`."""
+    single-matrix certificate of :mod:`verify.checker.core`."""
     if isinstance(document, dict) and "matrices" in document:
         return _check_sweep(claim, document, assertion, evidence)
     return _check_cosine_claim(claim, document, assertion, evidence)

@@ -35,7 +35,7 @@ from itertools import combinations
 
 import numpy as np
 
-from verify.errors import InputError
+from verify.io.errors import InputError
 from verify.numbers.rational import format_rational
 
 _PLUS, _MINUS, _QUOTE, _COMMA = ord("+"), ord("-"), ord('"'), ord(",")

@@ -6,7 +6,7 @@ of matrices (:func:`sweep_certificate`); and the helpers with which the claim ru
 write instance certificates (:func:`instance_certificate`).
 
 A certificate lets a reviewer confirm an enumerated pattern without trusting the
-engine: :mod:`verify.checker` reads it with the standard library alone. The format
+engine: :mod:`verify.checker.core` reads it with the standard library alone. The format
 and the argument that makes it a proof are in ``docs/certificates.md``; in short, for
 the matrix ``M`` (``W`` or ``[1 | W]`` for a sign pattern, ``B_n W`` or ``B_n [1 | W]``
 for a ranking pattern) the certificate lists
@@ -27,7 +27,7 @@ with those inequalities and ``-s_h m_h z > 0`` for a row ``m_h`` of ``H`` would 
 of ``H``) is infeasible, and by Gordan's theorem it has multipliers; padded with zeros
 they refute the whole flipped orthant. The walls of ``T`` are read off the enumerated
 pattern (the hyperplanes whose flip is again a cell), and the exact LP oracle
-:func:`verify.feasibility.strict_feasibility` returns at most ``rank + 1`` non-zero
+:func:`verify.lp.feasibility.strict_feasibility` returns at most ``rank + 1`` non-zero
 multipliers (Carathéodory). They are scaled to a primitive integer vector, which
 keeps the file short and deterministic.
 
@@ -36,7 +36,7 @@ Example
 >>> cert = pattern_certificate([[1, 0], [0, 1], [1, 1]], kind="sign", affine=False)
 >>> cert["assertion"]["count"], len(cert["evidence"]["refutations"])
 (6, 2)
->>> from verify.checker import check_certificate
+>>> from verify.checker.core import check_certificate
 >>> check_certificate(cert)
 'sign pattern, 6 cells, complete'
 >>> check_certificate(claim_certificate("lemma 5.3", [[1, 0], [0, 1], [1, 1]]))
@@ -52,10 +52,10 @@ from flint import fmpq
 from verify.arrangement import braid_product, ranking_pattern, sign_pattern
 from verify.arrangement.chirotope import exact_column_basis, field_topes
 from verify.arrangement.sign_pattern import Cell
-from verify.feasibility import Witness, strict_feasibility
-from verify.field_simplex import strict_feasibility_over
-from verify.fileio import write_json_atomic
-from verify.linalg import group_parallel_rows, primitive_integer_row, to_fmpq_rows
+from verify.lp.feasibility import Witness, strict_feasibility
+from verify.lp.field_simplex import strict_feasibility_over
+from verify.io.atomic import write_json_atomic
+from verify.linalg.exact import group_parallel_rows, primitive_integer_row, to_fmpq_rows
 from verify.numbers.rational import format_rational, parse_rational
 from verify.numbers.sqrt_sum import ONE, SqrtSum, cosine_matrix
 
@@ -82,7 +82,7 @@ def pattern_certificate(W, *, kind: str, affine: bool) -> dict:
     Parameters
     ----------
     W : rows of exact rationals (int / Fraction / fmpq), ``n x d`` with ``n, d >= 1``,
-        for example as returned by :func:`verify.matrix_io.read_matrix`.
+        for example as returned by :func:`verify.io.matrix.read_matrix`.
     kind : ``"sign"`` or ``"ranking"``.
     affine : prepend a column of ones (the point configuration ``[1 | W]``).
 
@@ -208,7 +208,7 @@ def claim_certificate(claim_id: str, W) -> dict:
     the rational engine (:func:`verify.arrangement.sign_pattern`), ``S(C(M))`` from the
     exact cosine matrix over ``Q(sqrt ...)`` by :func:`verify.arrangement.chirotope.
     field_topes`, with witnesses. Refutations of the cosine side are found by the exact
-    simplex method over that field (:mod:`verify.field_simplex`). ``W`` holds exact
+    simplex method over that field (:mod:`verify.lp.field_simplex`). ``W`` holds exact
     rationals (int / Fraction / fmpq), ``n x d`` with ``n, d >= 1``.
 
     Raises ``ValueError`` for an unknown claim, a malformed matrix, or a matrix outside

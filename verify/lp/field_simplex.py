@@ -9,8 +9,8 @@ one of
 holds (Gordan 1873; the proof by linear programming duality works over every ordered
 field, since the simplex method only adds, multiplies, divides and compares).
 :func:`strict_feasibility_over` decides which, returning a
-:class:`verify.feasibility.Witness` or a :class:`verify.feasibility.GordanCertificate`
-with entries in ``K``. It is the method of :func:`verify.feasibility._exact_simplex`
+:class:`verify.lp.feasibility.Witness` or a :class:`verify.lp.feasibility.GordanCertificate`
+with entries in ``K``. It is the method of :func:`verify.lp.feasibility._exact_simplex`
 written once for any field: elements only need ``+ - * /``, comparison with the
 field's zero, and ``==``. The field used here is that of
 :class:`verify.numbers.sqrt_sum.SqrtSum` (cosine matrices), where comparisons are
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from verify.feasibility import GordanCertificate, Witness
+from verify.lp.feasibility import GordanCertificate, Witness
 
 __all__ = ["strict_feasibility_over"]
 

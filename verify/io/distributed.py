@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from verify.errors import InputError
+from verify.io.errors import InputError
 
 
 def _run_batch(fn, batch):

@@ -36,10 +36,10 @@ asserted rankings only in ``R(A)`` and only in ``R(B)`` must be exactly the two 
 differences, not both empty.
 
 Everything else lives in two more standard-library-only modules, imported only when a
-certificate needs them (``ELSEWHERE``): ``checker_roots.py`` (exact sums of square
+certificate needs them (``ELSEWHERE``): ``checker/roots.py`` (exact sums of square
 roots; the cosine claims ``lemma 5.3`` / ``theorem 5.6`` on one matrix, where parts 1-3
 run on ``M`` and on ``C(M)`` against one asserted list; ``theorem 5.5``) and
-``checker_claims.py`` (instance certificates of the other claims, and sweeps). A
+``checker/claims.py`` (instance certificates of the other claims, and sweeps). A
 reviewer of a sign- or ranking-pattern certificate needs to read this file only.
 
 Functions
@@ -522,10 +522,10 @@ CLAIMS = {
 
 #: Claims checked by the standard-library-only modules beside this one, imported only
 #: when such a certificate is read: square roots (cosine matrices, theorem 5.5) in
-#: ``checker_roots.py``; instance and sweep certificates in ``checker_claims.py``.
+#: ``checker/roots.py``; instance and sweep certificates in ``checker/claims.py``.
 ELSEWHERE = {
-    "theorem 5.5": "verify.checker_roots",
-    **{claim: "verify.checker_claims" for claim in (
+    "theorem 5.5": "verify.checker.roots",
+    **{claim: "verify.checker.claims" for claim in (
         "lemma 5.3", "theorem 5.6", "proposition E.2", "lemma 3.1", "lemma 3.2",
         "lemma 3.3", "theorem 3.4", "appendix D", "example C.1", "example C.2",
         "example C.3", "steck eq1-invariance", "steck eq1-closed-form",
@@ -620,6 +620,6 @@ def main(argv) -> int:
 
 
 if __name__ == "__main__":
-    from verify.checker import main as _main  # the module, with every claim registered
+    from verify.checker.core import main as _main  # the module, with every claim registered
 
     sys.exit(_main(sys.argv[1:]))

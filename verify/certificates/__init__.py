@@ -1,0 +1,2 @@
+"""The engine's side of the ``verify-certificate/1`` format: building and writing
+certificates."""

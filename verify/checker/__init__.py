@@ -1,0 +1,2 @@
+"""The independent certificate checker: standard library only, imports nothing else from
+``verify``."""

@@ -1,0 +1,1 @@
+"""Exact linear algebra over Q: dot products, ranks, bases, null spaces."""
