@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verify.checker.core import CertificateError, _shown, check_certificate, main
+from verify.checker.core import CertificateError, shown_json, check_certificate, main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -87,10 +87,10 @@ def test_complete_rankings_need_witnesses_of_the_right_length(complete):
 
 
 def test_shown_bounds_long_values():
-    assert _shown("a" * 38) == json.dumps("a" * 38)                 # 40 characters
-    assert _shown("a" * 39) == json.dumps("a" * 39)[:37] + "..."    # 41 characters
-    assert len(_shown(list(range(100)))) == 40
-    assert _shown(list(range(100))).endswith("...")
+    assert shown_json("a" * 38) == json.dumps("a" * 38)                 # 40 characters
+    assert shown_json("a" * 39) == json.dumps("a" * 39)[:37] + "..."    # 41 characters
+    assert len(shown_json(list(range(100)))) == 40
+    assert shown_json(list(range(100))).endswith("...")
 
 
 def test_main_usage_and_unreadable_files(tmp_path, capsys):

@@ -11,6 +11,7 @@ import json
 import sys
 
 from verify.io.errors import InputError, VerifyError
+from verify.io.options import non_negative_int
 
 INPUT_HELP = (
     "matrix file: .json (a list of rows, or an object with key \"W\"), .csv/.txt "
@@ -182,16 +183,6 @@ def _add_claim_options(p) -> None:
                         "theorem 3.4")
     p.add_argument("--certificate", metavar="PATH",
                    help="write the evidence as a certificate for 'python -m verify check'")
-
-
-def non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0: {text}")
-    return value
 
 
 def positive_int(text: str) -> int:

@@ -12,8 +12,8 @@ import json
 import sys
 from pathlib import Path
 
-from verify.cli import non_negative_int
 from verify.io.errors import InputError
+from verify.io.options import non_negative_int
 
 __all__ = ["add_parser", "read_head", "read_names", "run_analyze"]
 

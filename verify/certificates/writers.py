@@ -368,7 +368,8 @@ def theorem55_certificate(W1, W2, label: int | None) -> dict:
     Raises ``ValueError`` if ``C(W1) != C(W2)``, if the label is first somewhere for
     ``W2`` or nowhere for ``W1``, if ``R(W1) = R(W2)``, or for malformed input.
     """
-    from verify.claims.theorem_55 import field_cosine_matrix, never_first, top_label_rankings
+    from verify.arrangement.first_label import never_first, top_label_rankings
+    from verify.numbers.field_cosine import field_cosine_matrix
     from verify.numbers.sqrt_sum import parse_sqrt_sum
 
     def exact(W):

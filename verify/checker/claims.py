@@ -34,16 +34,16 @@ import re
 from verify.checker.core import (
     RATIONALS,
     CertificateError,
-    _braid,
-    _check_sign_pattern,
-    _index,
-    _input_matrix,
-    _list,
-    _object,
-    _shown,
-    _within,
+    braid,
+    check_sign_pattern,
+    json_index,
+    input_matrix,
+    json_list,
+    json_object,
+    shown_json,
+    within,
 )
-from verify.checker.roots import SQUARE_ROOTS, RootSum, _check_cosine_claim, cosine_matrix
+from verify.checker.roots import SQUARE_ROOTS, RootSum, check_cosine_claim, cosine_matrix
 
 __all__ = ["CLAIMS", "PAPER"]
 
@@ -61,7 +61,7 @@ def _number(value, where: str, numbers=RATIONALS):
 
 def _vector(value, where: str, numbers=RATIONALS, length=None) -> list:
     """A non-empty list of numbers (of ``length`` entries, if given)."""
-    items = _list(value, where, length)
+    items = json_list(value, where, length)
     if not items:
         raise CertificateError(f"{where}: empty vector")
     return [numbers.parse(x, f"{where}[{k}]") for k, x in enumerate(items)]
@@ -69,7 +69,7 @@ def _vector(value, where: str, numbers=RATIONALS, length=None) -> list:
 
 def _matrix(value, where: str, numbers=RATIONALS, rows=None, columns=None) -> list:
     """A non-empty rectangular matrix (with the given numbers of rows and columns)."""
-    M = _input_matrix(value, where, numbers)
+    M = input_matrix(value, where, numbers)
     if rows not in (None, len(M)) or columns not in (None, len(M[0])):
         raise CertificateError(f"{where}: expected {rows or len(M)} x {columns or len(M[0])}"
                                f", got {len(M)} x {len(M[0])}")
@@ -82,12 +82,12 @@ def _count(number: int, noun: str) -> str:
 
 def _true(value, where: str) -> None:
     if value is not True:
-        raise CertificateError(f"{where}: expected true, got {_shown(value)}")
+        raise CertificateError(f"{where}: expected true, got {shown_json(value)}")
 
 
 def _labels(value, where: str, n: int) -> tuple:
     """Two different labels ``[i, j]`` of ``0 .. n-1``."""
-    i, j = (_index(x, where, n) for x in _list(value, where, 2))
+    i, j = (json_index(x, where, n) for x in json_list(value, where, 2))
     if i == j:
         raise CertificateError(f"{where}: the two labels must differ")
     return i, j
@@ -202,7 +202,7 @@ def _equivalent(W, V, where: str) -> None:
     logit differences, so the same softmax probabilities, for every input."""
     if len(V) != len(W) or len(V[0]) != len(W[0]):
         raise CertificateError(f"{where}: not of the shape of input.W")
-    for (k, l), a, b in zip(combinations(range(len(W)), 2), _braid(V), _braid(W)):
+    for (k, l), a, b in zip(combinations(range(len(W)), 2), braid(V), braid(W)):
         if not _same(a, b):
             raise CertificateError(f"{where}: w'_{k} - w'_{l} differs from w_{k} - w_{l}, "
                                    "so some logit difference changes")
@@ -224,19 +224,19 @@ def _check_lemma_31(document, assertion, evidence) -> str:
     """Lemma 3.1 on instances: for every listed ``u`` and ``x``, each logit of
     ``W + 1 u^T`` at ``x`` is the logit of ``W`` plus one constant, the asserted shift;
     so every softmax probability is unchanged."""
-    _object(document, "input", ("W", "translations", "inputs"))
-    _object(assertion, "assertion", ("shifts",))
-    _object(evidence, "evidence", ("symbolic",))
+    json_object(document, "input", ("W", "translations", "inputs"))
+    json_object(assertion, "assertion", ("shifts",))
+    json_object(evidence, "evidence", ("symbolic",))
     _symbolic(evidence, "lemma 3.1")
-    W = _input_matrix(document["W"])
+    W = input_matrix(document["W"])
     d = len(W[0])
     us = [_vector(u, f"input.translations[{t}]", length=d)
-          for t, u in enumerate(_list(document["translations"], "input.translations"))]
+          for t, u in enumerate(json_list(document["translations"], "input.translations"))]
     xs = [_vector(x, f"input.inputs[{m}]", length=d)
-          for m, x in enumerate(_list(document["inputs"], "input.inputs"))]
+          for m, x in enumerate(json_list(document["inputs"], "input.inputs"))]
     if not us or not xs:
         raise CertificateError("input: no translation or no input")
-    shifts = _list(assertion["shifts"], "assertion.shifts", len(us))
+    shifts = json_list(assertion["shifts"], "assertion.shifts", len(us))
     for t, u in enumerate(us):
         moved = [[a + b for a, b in zip(w, u)] for w in W]
         row = _vector(shifts[t], f"assertion.shifts[{t}]", length=len(xs))
@@ -255,20 +255,20 @@ def _check_translation_lemma(claim: str, target: int, document, assertion,
     with ``v_i != v_j``, ``u`` is the lemma's translation and
     ``cos(v_i + u, v_j + u) = target``; for lemma 3.3 and ``v_i = v_j``, any listed ``u``
     with ``v_i + u != 0`` (then the cosine is +1). Lemma 3.2 refuses ``v_i = v_j``."""
-    _object(document, "input", ("pairs",))
-    _object(assertion, "assertion", ("cosine",))
-    _object(evidence, "evidence", ("translations", "symbolic"))
+    json_object(document, "input", ("pairs",))
+    json_object(assertion, "assertion", ("cosine",))
+    json_object(evidence, "evidence", ("translations", "symbolic"))
     _symbolic(evidence, claim)
     if _number(assertion["cosine"], "assertion.cosine") != target:
         raise CertificateError(f"assertion.cosine: {claim} asserts {target}")
-    pairs = _list(document["pairs"], "input.pairs")
-    us = _list(evidence["translations"], "evidence.translations", len(pairs))
+    pairs = json_list(document["pairs"], "input.pairs")
+    us = json_list(evidence["translations"], "evidence.translations", len(pairs))
     if not pairs:
         raise CertificateError("input.pairs: no pair")
     equal = 0
     for k, (pair, u) in enumerate(zip(pairs, us)):
         where = f"input.pairs[{k}]"
-        vi = _vector(_list(pair, where, 2)[0], f"{where}[0]")
+        vi = _vector(json_list(pair, where, 2)[0], f"{where}[0]")
         vj = _vector(pair[1], f"{where}[1]", length=len(vi))
         u = _vector(u, f"evidence.translations[{k}]", length=len(vi))
         if vi == vj:
@@ -290,11 +290,11 @@ def _check_theorem_34(document, assertion, evidence) -> str:
     """Theorem 3.4 on an instance: for ``w_i != w_j``, two models ``W_minus`` and
     ``W_plus`` with ``B_n W' = B_n W`` (the same probabilities as ``W`` for every input)
     and ``cos(w'_i, w'_j) = -1`` and ``+1``."""
-    _object(document, "input", ("W", "labels"))
-    _object(assertion, "assertion", ("cosines",))
-    _object(evidence, "evidence", ("W_minus", "W_plus", "symbolic"))
+    json_object(document, "input", ("W", "labels"))
+    json_object(assertion, "assertion", ("cosines",))
+    json_object(evidence, "evidence", ("W_minus", "W_plus", "symbolic"))
     _symbolic(evidence, "theorem 3.4")
-    W = _input_matrix(document["W"])
+    W = input_matrix(document["W"])
     i, j = _labels(document["labels"], "input.labels", len(W))
     if W[i] == W[j]:
         raise CertificateError(f"input.W: w_{i} = w_{j}, outside the hypothesis of "
@@ -302,7 +302,7 @@ def _check_theorem_34(document, assertion, evidence) -> str:
     if _vector(assertion["cosines"], "assertion.cosines", length=2) != [-1, 1]:
         raise CertificateError('assertion.cosines: theorem 3.4 asserts ["-1", "1"]')
     for key, target in (("W_minus", -1), ("W_plus", 1)):
-        V = _input_matrix(evidence[key], f"evidence.{key}")
+        V = input_matrix(evidence[key], f"evidence.{key}")
         _equivalent(W, V, f"evidence.{key}")
         if not _cosine_is(V[i], V[j], target):
             raise CertificateError(f"evidence.{key}: cos(w'_{i}, w'_{j}) is not {target}")
@@ -316,11 +316,11 @@ def _check_appendix_d(document, assertion, evidence) -> str:
     which ``w_i . w_j`` has opposite signs and the normalised distance
     ``|a/|a| - b/|b||^2 = 2 - 2 cos(a, b)`` differs; ``W -> cW, x -> x/c`` keeps every
     logit at every listed input while ``|w_i - w_j|^2`` changes (``c^2 != 1``)."""
-    _object(document, "input", ("W", "labels", "c", "inputs"))
-    _object(assertion, "assertion", ("dots", "normalised_distances", "distances_squared"))
-    _object(evidence, "evidence", ("W_minus", "W_plus", "symbolic"))
+    json_object(document, "input", ("W", "labels", "c", "inputs"))
+    json_object(assertion, "assertion", ("dots", "normalised_distances", "distances_squared"))
+    json_object(evidence, "evidence", ("W_minus", "W_plus", "symbolic"))
     _symbolic(evidence, "appendix D")
-    W = _input_matrix(document["W"])
+    W = input_matrix(document["W"])
     i, j = _labels(document["labels"], "input.labels", len(W))
     if W[i] == W[j]:
         raise CertificateError(f"input.W: w_{i} = w_{j}, outside the hypothesis")
@@ -328,7 +328,7 @@ def _check_appendix_d(document, assertion, evidence) -> str:
     if c == 0 or c * c == 1:
         raise CertificateError("input.c: the scaling needs c != 0 and c^2 != 1")
     keys = ("W_minus", "W_plus")
-    models = [_input_matrix(evidence[key], f"evidence.{key}") for key in keys]
+    models = [input_matrix(evidence[key], f"evidence.{key}") for key in keys]
     for key, V in zip(keys, models):
         _equivalent(W, V, f"evidence.{key}")
     dots = [_dot(V[i], V[j]) for V in models]
@@ -336,14 +336,14 @@ def _check_appendix_d(document, assertion, evidence) -> str:
     if dots != listed or dots[0] * dots[1] >= 0:
         raise CertificateError(f"assertion.dots: w'_{i}.w'_{j} is {dots[0]} and {dots[1]}, "
                                f"listed {listed[0]}, {listed[1]}; the signs must be opposite")
-    distances = [2 - 2 * _within(f"evidence.{key}", cosine_matrix, [V[i], V[j]])[0][1]
+    distances = [2 - 2 * within(f"evidence.{key}", cosine_matrix, [V[i], V[j]])[0][1]
                  for key, V in zip(keys, models)]
     listed = _vector(assertion["normalised_distances"], "assertion.normalised_distances",
                      SQUARE_ROOTS, 2)
     if not _same(distances, listed) or _same(*distances):
         raise CertificateError("assertion.normalised_distances: not 2 - 2 cos(w'_i, w'_j) "
                                "of the two models, or equal")
-    inputs = _list(document["inputs"], "input.inputs")
+    inputs = json_list(document["inputs"], "input.inputs")
     if not inputs:
         raise CertificateError("input.inputs: no input")
     for m, x in enumerate(inputs):
@@ -394,10 +394,10 @@ def _check_cosine_statements(C, statements, paper) -> None:
     listed one, and the paper's decimal is it (``rounded`` false) or it rounded to the
     decimal's digits (``q - h <= cos < q + h``, ``h`` half a unit in the last digit);
     the statements are exactly the paper's."""
-    listed = _list(statements, "assertion.cosines")
+    listed = json_list(statements, "assertion.cosines")
     for k, statement in enumerate(listed):
         where = f"assertion.cosines[{k}]"
-        _object(statement, where, ("labels", "cosine", "paper", "rounded"))
+        json_object(statement, where, ("labels", "cosine", "paper", "rounded"))
         i, j = _labels(statement["labels"], f"{where}.labels", len(C))
         value = _number(statement["cosine"], f"{where}.cosine", SQUARE_ROOTS)
         if not _same(value, C[i][j]):
@@ -416,7 +416,7 @@ def _check_cosine_statements(C, statements, paper) -> None:
             raise CertificateError(f"{where}: {value} is not {'about ' if rounded else ''}"
                                    f"{text}")
     if [[s["labels"], s["paper"], s["rounded"]] for s in listed] != paper:
-        raise CertificateError(f"assertion.cosines: the paper states {_shown(paper)}")
+        raise CertificateError(f"assertion.cosines: the paper states {shown_json(paper)}")
 
 
 def _is_tie(W, x, i: int, j: int) -> bool:
@@ -430,13 +430,13 @@ def _check_no_tie(W, i: int, j: int, proof, where: str) -> None:
     """``y_k >= 0`` (labels ``k != i, j``, not all zero) and any ``t`` with
     ``sum_k y_k (w_i - w_k) + t (w_i - w_j) = 0``: an ``x`` with
     ``w_i.x = w_j.x > w_k.x`` would make the left side times ``x`` positive."""
-    _object(proof, where, ("multipliers", "t"))
+    json_object(proof, where, ("multipliers", "t"))
     t = _number(proof["t"], f"{where}.t", SQUARE_ROOTS)
     total = [(a - b) * t for a, b in zip(W[i], W[j])]
     seen, nonzero = set(), False
-    for m, pair in enumerate(_list(proof["multipliers"], f"{where}.multipliers")):
+    for m, pair in enumerate(json_list(proof["multipliers"], f"{where}.multipliers")):
         at = f"{where}.multipliers[{m}]"
-        k = _index(_list(pair, at, 2)[0], at, len(W))
+        k = json_index(json_list(pair, at, 2)[0], at, len(W))
         y = _number(pair[1], at, SQUARE_ROOTS)
         if k in (i, j) or k in seen or _sign(y) < 0:
             raise CertificateError(f"{at}: label {k} is i, j or repeated, or y < 0")
@@ -454,8 +454,8 @@ def _check_ties(W, assertion, evidence, paper) -> set:
     certificates), including the paper's; returns the pairs proven unable to tie."""
     proven = {"ties": set(), "no_ties": set()}
     for key in proven:
-        pairs = _list(assertion[key], f"assertion.{key}")
-        proofs = _list(evidence[key], f"evidence.{key}", len(pairs))
+        pairs = json_list(assertion[key], f"assertion.{key}")
+        proofs = json_list(evidence[key], f"evidence.{key}", len(pairs))
         for k, (pair, proof) in enumerate(zip(pairs, proofs)):
             i, j = _labels(pair, f"assertion.{key}[{k}]", len(W))
             where = f"evidence.{key}[{k}]"
@@ -478,7 +478,7 @@ def _check_between(W, statement, x, paper) -> None:
     """``{"labels": [i, j], "first": k}``: at ``x``, ``w_i.x = w_j.x``, label ``k`` is
     strictly first and ``i, j`` come next, ahead of every other label."""
     if statement != paper:
-        raise CertificateError(f"assertion.between: the paper states {_shown(paper)}")
+        raise CertificateError(f"assertion.between: the paper states {shown_json(paper)}")
     (i, j), k = statement["labels"], statement["first"]
     x = _vector(x, "evidence.between", SQUARE_ROOTS, len(W[0]))
     logits = [_dot(w, x) for w in W]
@@ -493,12 +493,12 @@ def _check_nearest(C, statements, no_ties) -> None:
     """Each ``{"label": i, "neighbours": [a, b]}``: ``a < b`` are the two labels with the
     largest ``cos(w_i, w_k)`` (strictly ahead of the rest), and one of them is proven
     unable to tie with ``i``. At least one such label."""
-    if not _list(statements, "assertion.nearest"):
+    if not json_list(statements, "assertion.nearest"):
         raise CertificateError("assertion.nearest: no label")
     for k, statement in enumerate(statements):
         where = f"assertion.nearest[{k}]"
-        _object(statement, where, ("label", "neighbours"))
-        i = _index(statement["label"], f"{where}.label", len(C))
+        json_object(statement, where, ("label", "neighbours"))
+        i = json_index(statement["label"], f"{where}.label", len(C))
         order = sorted((m for m in range(len(C)) if m != i),
                        key=cmp_to_key(lambda a, b: _sign(C[i][b] - C[i][a])))
         if len(order) > 2 and _sign(C[i][order[1]] - C[i][order[2]]) <= 0:
@@ -518,11 +518,11 @@ def _check_example(claim: str, document, assertion, evidence) -> str:
     ``W`` centered, label 3 between 2 and 4, labels whose nearest cosine neighbours are
     not their tie partners; C.3 ``W`` centered with unit rows."""
     keys, paper = _EXAMPLE_KEYS[claim], PAPER[claim]
-    _object(document, "input", keys[0])
-    _object(assertion, "assertion", keys[1])
-    _object(evidence, "evidence", keys[2])
-    W = _input_matrix(document["W"], "input.W", SQUARE_ROOTS)
-    C = _within("input.W", cosine_matrix, W)
+    json_object(document, "input", keys[0])
+    json_object(assertion, "assertion", keys[1])
+    json_object(evidence, "evidence", keys[2])
+    W = input_matrix(document["W"], "input.W", SQUARE_ROOTS)
+    C = within("input.W", cosine_matrix, W)
     _check_cosine_statements(C, assertion["cosines"], paper["cosines"])
     facts = [f"{_count(len(assertion['cosines']), 'cosine')} as the paper states"]
     if "centered" in keys[1]:
@@ -548,8 +548,8 @@ def _check_example(claim: str, document, assertion, evidence) -> str:
                      f"{_count(len(assertion['nearest']), 'label')} not all tie partners")
     if "translated" in keys[1]:
         i, j = _labels(document["labels"], "input.labels", len(W))
-        _object(assertion["translated"], "assertion.translated", ("lemma 3.2", "lemma 3.3"))
-        _object(evidence["translations"], "evidence.translations", ("lemma 3.2", "lemma 3.3"))
+        json_object(assertion["translated"], "assertion.translated", ("lemma 3.2", "lemma 3.3"))
+        json_object(evidence["translations"], "evidence.translations", ("lemma 3.2", "lemma 3.3"))
         for lemma, target in (("lemma 3.2", -1), ("lemma 3.3", 1)):
             where = f"evidence.translations.{lemma}"
             u = _vector(evidence["translations"][lemma], where, SQUARE_ROOTS, len(W[0]))
@@ -572,7 +572,7 @@ def _svd_instance(document, keys=()) -> tuple:
     """``input`` with ``X, U, sigma, V, lambda`` (rational) and ``keys``: ``U^T U = I``,
     ``V^T V = V V^T = I``, ``sigma`` positive and strictly decreasing,
     ``X = U diag(sigma) V^T`` (an SVD), ``lambda > 0``."""
-    _object(document, "input", ("X", "U", "sigma", "V", "lambda") + tuple(keys))
+    json_object(document, "input", ("X", "U", "sigma", "V", "lambda") + tuple(keys))
     V = _matrix(document["V"], "input.V")
     p = len(V)
     if len(V[0]) != p:
@@ -635,9 +635,9 @@ def _roots(values, squares, where: str, positive: bool = True) -> list:
 
 def _three_cosines(users, items) -> list:
     """The item-item, user-user and user-item cosine matrices, with their names."""
-    return [("item-item", _within("item-item", _cosines, items)),
-            ("user-user", _within("user-user", _cosines, users)),
-            ("user-item", _within("user-item", _cosines, users, items))]
+    return [("item-item", within("item-item", _cosines, items)),
+            ("user-user", within("user-user", _cosines, users)),
+            ("user-item", within("user-item", _cosines, users, items))]
 
 
 def _differ(where: str, first, second) -> None:
@@ -656,8 +656,8 @@ def _check_eq1_invariance(document, assertion, evidence) -> str:
     at ``(A, B)``; the item-item (rows of ``B D_inv``), user-user (rows of ``X A D``) and
     user-item cosine matrices of the first two ``D`` all differ."""
     X, U, sigma, V, lam = _svd_instance(document, ("A", "B", "D"))
-    _object(assertion, "assertion", ("objective",))
-    _object(evidence, "evidence", ("D_inv", "symbolic"))
+    json_object(assertion, "assertion", ("objective",))
+    json_object(evidence, "evidence", ("D_inv", "symbolic"))
     _symbolic(evidence, "steck eq1-invariance")
     A = _matrix(document["A"], "input.A", SQUARE_ROOTS, rows=len(V))
     k = len(A[0])
@@ -665,8 +665,8 @@ def _check_eq1_invariance(document, assertion, evidence) -> str:
     value = _number(assertion["objective"], "assertion.objective", SQUARE_ROOTS)
     P = _mul(A, _transpose(B))
     _agree("assertion.objective: (1) at (A, B)", _objective_1(X, P, lam), value)
-    scalings = _list(document["D"], "input.D")
-    inverses = _list(evidence["D_inv"], "evidence.D_inv", len(scalings))
+    scalings = json_list(document["D"], "input.D")
+    inverses = json_list(evidence["D_inv"], "evidence.D_inv", len(scalings))
     if len(scalings) < 2:
         raise CertificateError("input.D: two scalings are needed to compare cosines")
     factors = []
@@ -698,8 +698,8 @@ def _check_eq1_closed_form(document, assertion, evidence) -> str:
     (``G = d(1)/dP`` at ``A_k A_k^T``), (1) takes the asserted value, and every other
     choice of ``k`` singular directions gives a larger value."""
     X, U, sigma, V, lam = _svd_instance(document, ("k", "directions"))
-    _object(assertion, "assertion", ("objective_k",))
-    _object(evidence, "evidence", ("roots", "symbolic"))
+    json_object(assertion, "assertion", ("objective_k",))
+    json_object(evidence, "evidence", ("roots", "symbolic"))
     _symbolic(evidence, "steck eq1-closed-form")
     p, k = len(V), document["k"]
     if type(k) is not int or not 1 <= k <= p:
@@ -711,7 +711,7 @@ def _check_eq1_closed_form(document, assertion, evidence) -> str:
     H = _add(_mul(_transpose(X), X), _identity(p), lam)
     if any(_det([row[:r] for row in H[:r]]) <= 0 for r in range(1, p + 1)):
         raise CertificateError("X^T X + lambda I is not positive definite")
-    for t, E in enumerate(_list(document["directions"], "input.directions")):
+    for t, E in enumerate(json_list(document["directions"], "input.directions")):
         E = _matrix(E, f"input.directions[{t}]", SQUARE_ROOTS, rows=p, columns=p)
         rise = _objective_1(X, _add(P, E), lam) - _objective_1(X, P, lam)
         if not _same(rise, _frobenius(_mul(X, E)) + lam * _frobenius(E)) or _sign(rise) <= 0:
@@ -747,8 +747,8 @@ def _check_full_rank(document, assertion, evidence) -> str:
     of ``X V`` equal to the cosine matrix of the rows of ``X``, item-item cosine not
     ``I``."""
     X, U, sigma, V, lam = _svd_instance(document)
-    _object(assertion, "assertion", ("c",))
-    _object(evidence, "evidence", ("roots", "inverse_roots", "symbolic"))
+    json_object(assertion, "assertion", ("c",))
+    json_object(evidence, "evidence", ("roots", "inverse_roots", "symbolic"))
     _symbolic(evidence, "steck full-rank")
     p = len(V)
     c = [1 / (1 + lam / (s * s)) for s in sigma]
@@ -766,10 +766,10 @@ def _check_full_rank(document, assertion, evidence) -> str:
     AD, BD = _mul(A, D), _mul(B, D_inv)
     _agree("B D^-1 = V", BD, V)
     _agree("A D = V diag(c)", AD, _mul(V, _diag(c)))
-    _agree("item-item cosines of B D^-1 = I", _within("item-item", _cosines, BD),
+    _agree("item-item cosines of B D^-1 = I", within("item-item", _cosines, BD),
            _identity(p))
     users = _mul(X, AD)
-    scores, cosines = _mul(users, _transpose(BD)), _within("user-item", _cosines, users, BD)
+    scores, cosines = _mul(users, _transpose(BD)), within("user-item", _cosines, users, BD)
     for i, user in enumerate(users):
         norm = _rational(_dot(user, user))
         if norm is None or norm <= 0:
@@ -779,9 +779,9 @@ def _check_full_rank(document, assertion, evidence) -> str:
     _agree("A D^-1 = V", _mul(A, D_inv), V)
     _agree("B D = V diag(c)", _mul(B, D), _mul(V, _diag(c)))
     _agree("user-user cosines of X A D^-1 = cosines of the rows of X",
-           _within("user-user", _cosines, _mul(X, _mul(A, D_inv))),
-           _within("input.X", _cosines, X))
-    _differ("item-item cosines of B D and I", _within("item-item", _cosines, _mul(B, D)),
+           within("user-user", _cosines, _mul(X, _mul(A, D_inv))),
+           within("input.X", _cosines, X))
+    _differ("item-item cosines of B D and I", within("item-item", _cosines, _mul(B, D)),
             _identity(p))
     return ("steck full-rank: A = B = V diag(c)^(1/2) minimises (1); D = diag(c)^(1/2): "
             "B D^-1 = V, item-item cosine I, user-item cosine = score / |user|; D^-1: "
@@ -800,8 +800,8 @@ def _check_eq2_unique(document, assertion, evidence) -> str:
     (d_i - 1/d_i)^2 > 0``; ``R`` is orthogonal, ``(A R, B R)`` has the same value and
     zero gradients, and the item-item, user-user and user-item cosines are unchanged."""
     X, U, sigma, V, lam = _svd_instance(document, ("R", "D"))
-    _object(assertion, "assertion", ("objective", "increase"))
-    _object(evidence, "evidence", ("a", "b", "D_inv", "symbolic"))
+    json_object(assertion, "assertion", ("objective", "increase"))
+    json_object(evidence, "evidence", ("a", "b", "D_inv", "symbolic"))
     _symbolic(evidence, "steck eq2-unique")
     p = len(V)
     soft = [max(s - lam, Fraction(0)) for s in sigma]
@@ -864,19 +864,19 @@ _SKIPS = {"lemma 5.3": ("a zero row", 1), "theorem 5.6": ("two equal rows", 2)}
 def _check_skip(claim: str, W, result, where: str) -> str:
     """A skipped matrix: ``{"skipped": reason, "rows": [...]}`` naming a zero row
     (lemma 5.3) or two equal rows ``i < j`` (theorem 5.6), re-verified on ``W``."""
-    _object(result, where, ("skipped", "rows"))
+    json_object(result, where, ("skipped", "rows"))
     if claim not in _SKIPS:
         raise CertificateError(f"{where}: {claim} has no hypothesis, no matrix is skipped")
     reason, count = _SKIPS[claim]
     if result["skipped"] != reason:
         raise CertificateError(f"{where}: the reason for {claim} is {reason!r}")
-    rows = [_index(r, f"{where}.rows", len(W))
-            for r in _list(result["rows"], f"{where}.rows", count)]
+    rows = [json_index(r, f"{where}.rows", len(W))
+            for r in json_list(result["rows"], f"{where}.rows", count)]
     if count == 2 and rows[0] >= rows[1]:
         raise CertificateError(f"{where}.rows: expected i < j")
     outside = not any(W[rows[0]]) if count == 1 else W[rows[0]] == W[rows[1]]
     if not outside:
-        raise CertificateError(f"{where}: wrongly skipped, {_shown(result['rows'])} is not "
+        raise CertificateError(f"{where}: wrongly skipped, {shown_json(result['rows'])} is not "
                                f"{reason}")
     return reason
 
@@ -884,9 +884,9 @@ def _check_skip(claim: str, W, result, where: str) -> str:
 def _check_one_matrix(claim: str, W_raw, assertion, evidence) -> int:
     """The single-matrix check of ``claim`` on ``W``; returns the number of cells."""
     if claim == "proposition E.2":
-        _check_sign_pattern({"W": W_raw, "affine": False}, assertion, evidence)
+        check_sign_pattern({"W": W_raw, "affine": False}, assertion, evidence)
     else:
-        _check_cosine_claim(claim, {"W": W_raw}, assertion, evidence)
+        check_cosine_claim(claim, {"W": W_raw}, assertion, evidence)
     return assertion["count"]
 
 
@@ -896,31 +896,31 @@ def _check_sweep(claim: str, document, assertion, evidence) -> str:
     proven to be ``S(M)`` and ``S(C(M))``; proposition E.2: the complete sign pattern,
     which is exactly the set of open orthants met by the column span) or is skipped
     for a reason re-verified here; the counts are as asserted."""
-    _object(document, "input", ("family", "matrices"))
-    _object(assertion, "assertion", ("checked", "skipped", "cells"))
-    _object(evidence, "evidence", ("results",))
+    json_object(document, "input", ("family", "matrices"))
+    json_object(assertion, "assertion", ("checked", "skipped", "cells"))
+    json_object(evidence, "evidence", ("results",))
     if not isinstance(document["family"], str):
         raise CertificateError("input.family: expected a string")
-    matrices = _list(document["matrices"], "input.matrices")
-    results = _list(evidence["results"], "evidence.results", len(matrices))
+    matrices = json_list(document["matrices"], "input.matrices")
+    results = json_list(evidence["results"], "evidence.results", len(matrices))
     if not matrices:
         raise CertificateError("input.matrices: no matrix")
     counts, reasons = {"checked": 0, "skipped": 0, "cells": 0}, {}
     for k, (raw, result) in enumerate(zip(matrices, results)):
-        W = _input_matrix(raw, f"input.matrices[{k}]")
+        W = input_matrix(raw, f"input.matrices[{k}]")
         where = f"evidence.results[{k}]"
         if isinstance(result, dict) and "skipped" in result:
             reason = _check_skip(claim, W, result, where)
             counts["skipped"] += 1
             reasons[reason] = reasons.get(reason, 0) + 1
             continue
-        _object(result, where, ("assertion", "evidence"))
-        counts["cells"] += _within(f"matrix {k}", _check_one_matrix, claim, raw,
+        json_object(result, where, ("assertion", "evidence"))
+        counts["cells"] += within(f"matrix {k}", _check_one_matrix, claim, raw,
                                    result["assertion"], result["evidence"])
         counts["checked"] += 1
     for key, value in counts.items():
         if type(assertion[key]) is not int or assertion[key] != value:
-            raise CertificateError(f"assertion.{key}: {_shown(assertion[key])}, but the "
+            raise CertificateError(f"assertion.{key}: {shown_json(assertion[key])}, but the "
                                    f"results give {value}")
     skipped = ", ".join(f"{n} with {reason}" for reason, n in reasons.items())
     return (f"{claim} on {len(matrices)} matrices ({document['family']}): "
@@ -933,7 +933,7 @@ def _cosine_claim_or_sweep(claim: str, document, assertion, evidence) -> str:
     single-matrix certificate of :mod:`verify.checker.core`."""
     if isinstance(document, dict) and "matrices" in document:
         return _check_sweep(claim, document, assertion, evidence)
-    return _check_cosine_claim(claim, document, assertion, evidence)
+    return check_cosine_claim(claim, document, assertion, evidence)
 
 
 #: The claims checked here, by the value of the top-level key ``claim``.

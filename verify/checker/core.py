@@ -63,7 +63,12 @@ from itertools import combinations
 
 __all__ = ["FORMAT", "CertificateError", "UnknownFormat", "RATIONALS",
            "check_certificate", "check_pattern", "parallel_classes", "load_certificate",
-           "main"]
+           "main",
+           # the parts that verify.checker.roots and verify.checker.claims build on
+           "braid", "check_count", "check_differences", "check_multipliers",
+           "check_sign_pattern", "check_witness", "complete_pattern", "digits_to_int",
+           "input_matrix", "json_index", "json_list", "json_object", "ranking_signs",
+           "shown_json", "sign_strings", "within"]
 
 FORMAT = "verify-certificate/1"
 
@@ -81,7 +86,7 @@ class UnknownFormat(CertificateError):
 _NUMBER = re.compile(r"(-?)([0-9]+)(?:/([0-9]+))?", re.ASCII)
 
 
-def _digits_to_int(digits: str) -> int:
+def digits_to_int(digits: str) -> int:
     # int() refuses strings of more than 4300 digits (Python >= 3.11); read in chunks.
     value = 0
     for start in range(0, len(digits), 4000):
@@ -90,7 +95,7 @@ def _digits_to_int(digits: str) -> int:
     return value
 
 
-def _shown(value) -> str:
+def shown_json(value) -> str:
     """A JSON value for a one-line message, bounded in length."""
     text = json.dumps(value)
     return text if len(text) <= 40 else text[:37] + "..."
@@ -112,14 +117,14 @@ class Rationals:
     def parse(value, where: str) -> Fraction:
         if not isinstance(value, str):
             raise CertificateError(f'{where}: a number must be a string such as "-3" or '
-                                   f'"3/4", got {_shown(value)}')
+                                   f'"3/4", got {shown_json(value)}')
         match = _NUMBER.fullmatch(value)
         if match is None:
-            raise CertificateError(f"{where}: not an exact rational: {_shown(value)}")
-        numerator = _digits_to_int(match[2])
-        denominator = _digits_to_int(match[3]) if match[3] is not None else 1
+            raise CertificateError(f"{where}: not an exact rational: {shown_json(value)}")
+        numerator = digits_to_int(match[2])
+        denominator = digits_to_int(match[3]) if match[3] is not None else 1
         if denominator == 0:
-            raise CertificateError(f"{where}: zero denominator: {_shown(value)}")
+            raise CertificateError(f"{where}: zero denominator: {shown_json(value)}")
         return Fraction(-numerator if match[1] else numerator, denominator)
 
     @staticmethod
@@ -132,10 +137,10 @@ RATIONALS = Rationals()
 
 # --- structure of the JSON document ----------------------------------------------------
 
-def _object(value, where: str, keys) -> dict:
+def json_object(value, where: str, keys) -> dict:
     """``value`` as a JSON object with exactly the given keys."""
     if not isinstance(value, dict):
-        raise CertificateError(f"{where}: expected an object, got {_shown(value)}")
+        raise CertificateError(f"{where}: expected an object, got {shown_json(value)}")
     missing = [key for key in keys if key not in value]
     extra = sorted(key for key in value if key not in keys)
     if missing or extra:
@@ -145,29 +150,29 @@ def _object(value, where: str, keys) -> dict:
     return value
 
 
-def _list(value, where: str, length=None) -> list:
+def json_list(value, where: str, length=None) -> list:
     if not isinstance(value, list):
-        raise CertificateError(f"{where}: expected a list, got {_shown(value)}")
+        raise CertificateError(f"{where}: expected a list, got {shown_json(value)}")
     if length is not None and len(value) != length:
         raise CertificateError(f"{where}: expected {length} entries, got {len(value)}")
     return value
 
 
-def _index(value, where: str, size: int) -> int:
+def json_index(value, where: str, size: int) -> int:
     """A JSON integer in ``range(size)`` (booleans are not integers here)."""
     if type(value) is not int or not 0 <= value < size:
         raise CertificateError(f"{where}: expected an integer from 0 to {size - 1}, "
-                               f"got {_shown(value)}")
+                               f"got {shown_json(value)}")
     return value
 
 
-def _sign_strings(patterns, where: str, length: int) -> list:
+def sign_strings(patterns, where: str, length: int) -> list:
     """Distinct strings over '+'/'-' of the given length, sorted in ASCII order."""
-    _list(patterns, where)
+    json_list(patterns, where)
     for k, signs in enumerate(patterns):
         if not isinstance(signs, str) or len(signs) != length or signs.strip("+-"):
             raise CertificateError(f"{where}[{k}]: expected a string of {length} "
-                                   f"'+'/'-', got {_shown(signs)}")
+                                   f"'+'/'-', got {shown_json(signs)}")
         if k and patterns[k - 1] >= signs:
             raise CertificateError(f"{where}[{k}]: not after {patterns[k - 1]} in ASCII "
                                    "order (the list must be sorted, without repeats)")
@@ -218,10 +223,10 @@ def _rows_text(rows) -> str:
     return f"row {rows[0]}" if len(rows) == 1 else f"rows {', '.join(map(str, rows))}"
 
 
-def _check_witness(M, signs: str, witness, numbers, where: str, k: int) -> None:
+def check_witness(M, signs: str, witness, numbers, where: str, k: int) -> None:
     """``witness`` is a point ``z`` (``k`` numbers) with ``sign(M z) = signs``: no zero."""
     z = [numbers.parse(x, f"{where}: witness[{j}]")
-         for j, x in enumerate(_list(witness, f"{where}: witness", k))]
+         for j, x in enumerate(json_list(witness, f"{where}: witness", k))]
     got = "".join(_sign_char(numbers.sign(sum(a * b for a, b in zip(row, z))))
                   for row in M)
     if got != signs:
@@ -229,7 +234,7 @@ def _check_witness(M, signs: str, witness, numbers, where: str, k: int) -> None:
                                f"listed {signs}")
 
 
-def _check_multipliers(M, signs: str, pairs, numbers, where: str, k: int) -> None:
+def check_multipliers(M, signs: str, pairs, numbers, where: str, k: int) -> None:
     """Gordan multipliers proving that no ``z`` has ``s_r M_r z > 0`` for every row ``r``.
 
     ``pairs`` lists ``[r, y]`` with distinct rows ``r``, ``y >= 0`` not all zero, and
@@ -237,13 +242,13 @@ def _check_multipliers(M, signs: str, pairs, numbers, where: str, k: int) -> Non
     ``0 = sum_r y_r (s_r M_r z) > 0``. Rows with ``M[r] = None`` are not part of the
     system and may not carry a multiplier.
     """
-    pairs = _list(pairs, f"{where}: multipliers")
+    pairs = json_list(pairs, f"{where}: multipliers")
     if not pairs:
         raise CertificateError(f"{where}: no multipliers")
     total, seen, nonzero = [0] * k, set(), False
     for m, pair in enumerate(pairs):
-        _list(pair, f"{where}: multipliers[{m}]", 2)
-        r = _index(pair[0], f"{where}: multipliers[{m}] row", len(M))
+        json_list(pair, f"{where}: multipliers[{m}]", 2)
+        r = json_index(pair[0], f"{where}: multipliers[{m}] row", len(M))
         y = numbers.parse(pair[1], f"{where}: multipliers[{m}] value")
         problem = ("repeated" if r in seen else "has y < 0" if numbers.sign(y) < 0
                    else "is not a row of this system" if M[r] is None else None)
@@ -270,42 +275,42 @@ def check_pattern(M, patterns, evidence, numbers=RATIONALS, *, ncols=None) -> st
     """
     N = len(M)
     k = len(M[0]) if N else ncols
-    _sign_strings(patterns, "assertion.patterns", N)
+    sign_strings(patterns, "assertion.patterns", N)
     if isinstance(evidence, dict) and "zero_row" in evidence:
-        _object(evidence, "evidence", ("zero_row",))
-        i = _index(evidence["zero_row"], "evidence.zero_row", N)
+        json_object(evidence, "evidence", ("zero_row",))
+        i = json_index(evidence["zero_row"], "evidence.zero_row", N)
         if any(numbers.sign(a) for a in M[i]):
             raise CertificateError(f"evidence.zero_row: row {i} of M is not zero")
         if patterns:
             raise CertificateError(f"row {i} of M is zero, so the pattern is empty, but "
                                    f"{len(patterns)} sign vectors are listed")
         return f"0 cells, empty: row {i} of M is zero"
-    _object(evidence, "evidence", ("cells", "refutations"))
+    json_object(evidence, "evidence", ("cells", "refutations"))
     if not patterns:
         raise CertificateError("an empty pattern needs the evidence zero_row")
 
     # 1. Every listed sign vector is a cell: its witness z has sign(M z) = signs.
-    cells = _list(evidence["cells"], "evidence.cells", len(patterns))
+    cells = json_list(evidence["cells"], "evidence.cells", len(patterns))
     for c, (cell, signs) in enumerate(zip(cells, patterns)):
-        _object(cell, f"cell {c}", ("signs", "witness"))
+        json_object(cell, f"cell {c}", ("signs", "witness"))
         if cell["signs"] != signs:
-            raise CertificateError(f"cell {c}: signs {_shown(cell['signs'])} differ from "
+            raise CertificateError(f"cell {c}: signs {shown_json(cell['signs'])} differ from "
                                    f"assertion.patterns[{c}] {signs}")
-        _check_witness(M, signs, cell["witness"], numbers, f"cell {c}", k)
+        check_witness(M, signs, cell["witness"], numbers, f"cell {c}", k)
 
     # 2. Refuted sign vectors: y >= 0, y != 0, sum_r y_r s_r M_r = 0 for the flipped s.
     class_of, classes = parallel_classes(M, numbers)
     refuted = set()
-    for t, refutation in enumerate(_list(evidence["refutations"], "evidence.refutations")):
+    for t, refutation in enumerate(json_list(evidence["refutations"], "evidence.refutations")):
         where = f"refutation {t}"
-        _object(refutation, where, ("cell", "row", "multipliers"))
-        c = _index(refutation["cell"], f"{where}: cell", len(patterns))
-        i = _index(refutation["row"], f"{where}: row", N)
+        json_object(refutation, where, ("cell", "row", "multipliers"))
+        c = json_index(refutation["cell"], f"{where}: cell", len(patterns))
+        i = json_index(refutation["row"], f"{where}: row", N)
         if class_of[i] is None:
             raise CertificateError(f"{where}: row {i} of M is zero")
         flipped = _flip(patterns[c], classes[class_of[i]])
         where = f"{where} (cell {c} flipped at {_rows_text(classes[class_of[i]])})"
-        _check_multipliers(M, flipped, refutation["multipliers"], numbers, where, k)
+        check_multipliers(M, flipped, refutation["multipliers"], numbers, where, k)
         refuted.add(flipped)
 
     # 3. Completeness: every flip of a listed cell across one class is listed or refuted.
@@ -322,7 +327,7 @@ def check_pattern(M, patterns, evidence, numbers=RATIONALS, *, ncols=None) -> st
 
 # --- claims ----------------------------------------------------------------------------
 
-def _within(where: str, check, *args, **options):
+def within(where: str, check, *args, **options):
     """``check(*args, **options)``, its errors prefixed with ``where``."""
     try:
         return check(*args, **options)
@@ -330,13 +335,13 @@ def _within(where: str, check, *args, **options):
         raise CertificateError(f"{where}: {error}") from None
 
 
-def _input_matrix(W, where: str = "input.W", numbers=RATIONALS) -> list:
+def input_matrix(W, where: str = "input.W", numbers=RATIONALS) -> list:
     """A non-empty matrix of numbers with rows of equal length (``input.W`` by default)."""
-    W = _list(W, where)
+    W = json_list(W, where)
     if not W:
         raise CertificateError(f"{where}: the matrix has no rows")
     rows = [[numbers.parse(x, f"{where}[{i}][{j}]")
-             for j, x in enumerate(_list(row, f"{where}[{i}]"))] for i, row in enumerate(W)]
+             for j, x in enumerate(json_list(row, f"{where}[{i}]"))] for i, row in enumerate(W)]
     if not rows[0] or any(len(row) != len(rows[0]) for row in rows):
         raise CertificateError(f"{where}: rows must be non-empty and of equal length")
     return rows
@@ -344,37 +349,37 @@ def _input_matrix(W, where: str = "input.W", numbers=RATIONALS) -> list:
 
 def _input_rows(document) -> list:
     """The rows ``v_i`` of ``W``, or of ``[1 | W]`` when ``affine`` is true."""
-    _object(document, "input", ("W", "affine"))
-    rows = _input_matrix(document["W"])
+    json_object(document, "input", ("W", "affine"))
+    rows = input_matrix(document["W"])
     if not isinstance(document["affine"], bool):
         raise CertificateError(f"input.affine: expected true or false, "
-                               f"got {_shown(document['affine'])}")
+                               f"got {shown_json(document['affine'])}")
     return [[Fraction(1)] + row for row in rows] if document["affine"] else rows
 
 
-def _check_count(assertion) -> None:
+def check_count(assertion) -> None:
     if type(assertion["count"]) is not int or assertion["count"] != len(assertion["patterns"]):
-        raise CertificateError(f"assertion.count: {_shown(assertion['count'])} is not the "
+        raise CertificateError(f"assertion.count: {shown_json(assertion['count'])} is not the "
                                f"number of patterns ({len(assertion['patterns'])})")
 
 
-def _check_sign_pattern(document, assertion, evidence) -> str:
+def check_sign_pattern(document, assertion, evidence) -> str:
     M = _input_rows(document)
-    _object(assertion, "assertion", ("count", "patterns"))
-    _list(assertion["patterns"], "assertion.patterns")
-    _check_count(assertion)
+    json_object(assertion, "assertion", ("count", "patterns"))
+    json_list(assertion["patterns"], "assertion.patterns")
+    check_count(assertion)
     return "sign pattern, " + check_pattern(M, assertion["patterns"], evidence)
 
 
-def _braid(V) -> list:
+def braid(V) -> list:
     """``B_n V``: the rows ``v_i - v_j`` for the pairs ``i < j`` in lexicographic order."""
     return [[a - b for a, b in zip(V[i], V[j])] for i, j in combinations(range(len(V)), 2)]
 
 
-def _ranking_signs(ranking, n: int, where: str) -> str:
+def ranking_signs(ranking, n: int, where: str) -> str:
     """The sign vector over the pairs ``i < j`` of a ranking (labels, highest first)."""
-    _list(ranking, where, n)
-    if sorted(_index(label, where, n) for label in ranking) != list(range(n)):
+    json_list(ranking, where, n)
+    if sorted(json_index(label, where, n) for label in ranking) != list(range(n)):
         raise CertificateError(f"{where}: not an ordering of the labels 0..{n - 1}")
     position = {label: p for p, label in enumerate(ranking)}
     return "".join("+" if position[i] < position[j] else "-"
@@ -385,14 +390,14 @@ def _check_ranking_pattern(document, assertion, evidence) -> str:
     V = _input_rows(document)
     n = len(V)
     pairs = list(combinations(range(n), 2))
-    M = _braid(V)
-    _object(assertion, "assertion", ("count", "patterns", "rankings"))
-    patterns = _sign_strings(assertion["patterns"], "assertion.patterns", len(pairs))
-    _check_count(assertion)
-    rankings = _list(assertion["rankings"], "assertion.rankings", len(patterns))
+    M = braid(V)
+    json_object(assertion, "assertion", ("count", "patterns", "rankings"))
+    patterns = sign_strings(assertion["patterns"], "assertion.patterns", len(pairs))
+    check_count(assertion)
+    rankings = json_list(assertion["rankings"], "assertion.rankings", len(patterns))
     for k, (ranking, signs) in enumerate(zip(rankings, patterns)):
         where = f"assertion.rankings[{k}]"
-        encoded = _ranking_signs(ranking, n, where)
+        encoded = ranking_signs(ranking, n, where)
         if encoded != signs:
             raise CertificateError(f"{where}: {' > '.join(map(str, ranking))} has signs "
                                    f"{encoded}, assertion.patterns[{k}] is {signs}")
@@ -403,15 +408,15 @@ def _check_ranking_pattern(document, assertion, evidence) -> str:
     return "ranking pattern, " + summary
 
 
-def _complete_pattern(M, evidence, where: str, numbers=RATIONALS, ncols=None) -> set:
+def complete_pattern(M, evidence, where: str, numbers=RATIONALS, ncols=None) -> set:
     """The sign pattern of ``M`` proven complete by ``evidence``: its cells' signs."""
     patterns = []
     if isinstance(evidence, dict) and "cells" in evidence:
-        cells = _list(evidence["cells"], f"{where}.cells")
-        patterns = [_object(cell, f"{where}.cells[{c}]", ("signs", "witness"))["signs"]
+        cells = json_list(evidence["cells"], f"{where}.cells")
+        patterns = [json_object(cell, f"{where}.cells[{c}]", ("signs", "witness"))["signs"]
                     for c, cell in enumerate(cells)]
-        _sign_strings(patterns, f"{where}.cells: signs", len(M))
-    _within(where, check_pattern, M, patterns, evidence, numbers, ncols=ncols)
+        sign_strings(patterns, f"{where}.cells: signs", len(M))
+    within(where, check_pattern, M, patterns, evidence, numbers, ncols=ncols)
     return set(patterns)
 
 
@@ -423,7 +428,7 @@ def _ranking_text(signs: str, n: int) -> str:
     return " > ".join(map(str, sorted(range(n), key=lambda i: -wins[i])))
 
 
-def _check_differences(names, V, R, assertion, proofs=None, numbers=RATIONALS) -> list:
+def check_differences(names, V, R, assertion, proofs=None, numbers=RATIONALS) -> list:
     """``assertion.only_in_X`` must be exactly the set difference ``R(X) - R(Y)``, sorted,
     for ``(X, Y)`` the two ``names`` either way round (``V``: the matrices; ``R``: their
     complete ranking patterns). ``proofs`` (the evidence object, if given) holds a
@@ -433,8 +438,8 @@ def _check_differences(names, V, R, assertion, proofs=None, numbers=RATIONALS) -
     counts = []
     for this, other in (names, names[::-1]):
         where, n = f"assertion.only_in_{this}", len(V[this])
-        listed = _list(assertion[f"only_in_{this}"], where)
-        signs = [_ranking_signs(r, n, f"{where}[{k}]") for k, r in enumerate(listed)]
+        listed = json_list(assertion[f"only_in_{this}"], where)
+        signs = [ranking_signs(r, n, f"{where}[{k}]") for k, r in enumerate(listed)]
         if listed != sorted(listed) or len(set(signs)) != len(signs):
             raise CertificateError(f"{where}: not sorted, or a ranking is repeated")
         wrong = next((s for s in signs if s not in R[this] or s in R[other]), None)
@@ -445,12 +450,12 @@ def _check_differences(names, V, R, assertion, proofs=None, numbers=RATIONALS) -
                                       f"in R({this}) \\ R({other}) but not listed"))
         if proofs is not None:
             at = f"evidence.only_in_{this}"
-            for k, (s, proof) in enumerate(zip(signs, _list(proofs[f"only_in_{this}"], at,
+            for k, (s, proof) in enumerate(zip(signs, json_list(proofs[f"only_in_{this}"], at,
                                                             len(signs)))):
-                _object(proof, f"{at}[{k}]", ("witness", "multipliers"))
-                _check_witness(_braid(V[this]), s, proof["witness"], numbers,
+                json_object(proof, f"{at}[{k}]", ("witness", "multipliers"))
+                check_witness(braid(V[this]), s, proof["witness"], numbers,
                                f"{at}[{k}]", len(V[this][0]))
-                _check_multipliers(_braid(V[other]), s, proof["multipliers"], numbers,
+                check_multipliers(braid(V[other]), s, proof["multipliers"], numbers,
                                    f"{at}[{k}]", len(V[other][0]))
         counts.append(len(signs))
     if not any(counts):
@@ -486,28 +491,28 @@ def _check_theorem_h1(document, assertion, evidence) -> str:
     maximal minors) agree up to a global sign, which is recomputed; ``R(A)`` and
     ``R(B)`` are proven complete, and the asserted ``only_in_A`` / ``only_in_B`` are
     exactly their differences, not both empty, each ranking with a direct proof."""
-    _object(document, "input", ("A", "B"))
-    V = {key: _input_matrix(document[key], f"input.{key}") for key in "AB"}
+    json_object(document, "input", ("A", "B"))
+    V = {key: input_matrix(document[key], f"input.{key}") for key in "AB"}
     if len(V["A"]) != len(V["B"]) or len(V["A"][0]) != len(V["B"][0]):
         raise CertificateError("input: A and B must have the same number of points "
                                "and the same dimension")
-    _object(assertion, "assertion", ("count", "patterns", "only_in_A", "only_in_B"))
-    patterns = _sign_strings(assertion["patterns"], "assertion.patterns", len(V["A"]))
-    _check_count(assertion)
-    _object(evidence, "evidence", ("sign_A", "sign_B", "ranking_A", "ranking_B",
+    json_object(assertion, "assertion", ("count", "patterns", "only_in_A", "only_in_B"))
+    patterns = sign_strings(assertion["patterns"], "assertion.patterns", len(V["A"]))
+    check_count(assertion)
+    json_object(evidence, "evidence", ("sign_A", "sign_B", "ranking_A", "ranking_B",
                                    "only_in_A", "only_in_B"))
     ones = {key: [[Fraction(1)] + row for row in W] for key, W in V.items()}
     for key in "AB":
-        _within(f"evidence.sign_{key}", check_pattern, ones[key], patterns,
+        within(f"evidence.sign_{key}", check_pattern, ones[key], patterns,
                 evidence[f"sign_{key}"])
     chi_a, chi_b = _chirotope(ones["A"]), _chirotope(ones["B"])
     if chi_b != chi_a and chi_b != [-s for s in chi_a]:
         raise CertificateError("the chirotopes of [1|A] and [1|B] differ by more than "
                                "a global sign")
-    R = {key: _complete_pattern(_braid(W), evidence[f"ranking_{key}"],
+    R = {key: complete_pattern(braid(W), evidence[f"ranking_{key}"],
                                 f"evidence.ranking_{key}", ncols=len(W[0]))
          for key, W in V.items()}
-    a, b = _check_differences("AB", V, R, assertion, evidence)
+    a, b = check_differences("AB", V, R, assertion, evidence)
     return (f"theorem H.1, S([1|A]) = S([1|B]) ({len(patterns)} sign vectors, chirotopes "
             f"equal up to sign) but R(A) != R(B): {a} of {len(R['A'])} rankings only in "
             f"R(A), {b} of {len(R['B'])} only in R(B)")
@@ -515,7 +520,7 @@ def _check_theorem_h1(document, assertion, evidence) -> str:
 
 #: The claims this checker knows, by the value of the top-level key ``claim``.
 CLAIMS = {
-    "sign pattern": _check_sign_pattern,
+    "sign pattern": check_sign_pattern,
     "ranking pattern": _check_ranking_pattern,
     "theorem H.1": _check_theorem_h1,
 }
@@ -548,13 +553,13 @@ def check_certificate(obj) -> str:
     if not isinstance(obj, dict):
         raise UnknownFormat("not a certificate: the document is not a JSON object")
     if obj.get("format") != FORMAT:
-        raise UnknownFormat(f"unknown format {_shown(obj.get('format'))} "
+        raise UnknownFormat(f"unknown format {shown_json(obj.get('format'))} "
                             f"(this checker reads {FORMAT!r})")
     claim = obj.get("claim")
     if not isinstance(claim, str) or (claim not in CLAIMS and claim not in ELSEWHERE):
-        raise UnknownFormat(f"unknown claim {_shown(claim)} (known: "
+        raise UnknownFormat(f"unknown claim {shown_json(claim)} (known: "
                             f"{', '.join(map(repr, [*CLAIMS, *ELSEWHERE]))})")
-    _object(obj, "certificate", ("format", "claim", "input", "assertion", "evidence"))
+    json_object(obj, "certificate", ("format", "claim", "input", "assertion", "evidence"))
     return _claim_check(claim)(obj["input"], obj["assertion"], obj["evidence"])
 
 

@@ -33,21 +33,21 @@ from math import gcd, isqrt
 from verify.checker.core import (
     RATIONALS,
     CertificateError,
-    _braid,
-    _check_count,
-    _check_differences,
-    _check_multipliers,
-    _check_witness,
-    _complete_pattern,
-    _digits_to_int,
-    _index,
-    _input_matrix,
-    _list,
-    _object,
-    _ranking_signs,
-    _shown,
-    _sign_strings,
-    _within,
+    braid,
+    check_count,
+    check_differences,
+    check_multipliers,
+    check_witness,
+    complete_pattern,
+    digits_to_int,
+    json_index,
+    input_matrix,
+    json_list,
+    json_object,
+    ranking_signs,
+    shown_json,
+    sign_strings,
+    within,
     check_pattern,
 )
 
@@ -178,18 +178,18 @@ class SquareRoots:
     def parse(value, where: str) -> RootSum:
         if not isinstance(value, str):
             raise CertificateError(f'{where}: a number must be a string such as '
-                                   f'"-3/4*sqrt(2) + 1", got {_shown(value)}')
+                                   f'"-3/4*sqrt(2) + 1", got {shown_json(value)}')
         terms, position = [], 0
         while position < len(value) or not terms:
             match = _ROOT_TERM.match(value, position)
             if match is None or (match[1] in ("", "-")) != (position == 0):
                 raise CertificateError(f"{where}: not an exact sum of square roots: "
-                                       f"{_shown(value)}")
+                                       f"{shown_json(value)}")
             p, q, r = match[2] or "1", match[3] or "1", match[4] or match[5] or "1"
-            p, q, r = _digits_to_int(p), _digits_to_int(q), _digits_to_int(r)
+            p, q, r = digits_to_int(p), digits_to_int(q), digits_to_int(r)
             if q == 0 or r == 0:
                 raise CertificateError(f"{where}: zero denominator or radicand: "
-                                       f"{_shown(value)}")
+                                       f"{shown_json(value)}")
             terms.append((r, Fraction(-p if "-" in match[1] else p, q)))
             position = match.end()
         return RootSum(terms)
@@ -229,14 +229,14 @@ def cosine_matrix(M) -> list:
     return C
 
 
-def _check_cosine_claim(claim: str, document, assertion, evidence) -> str:
+def check_cosine_claim(claim: str, document, assertion, evidence) -> str:
     """``lemma 5.3``: ``S(C(W)) = S(W)`` for ``W`` without zero rows; ``theorem 5.6``:
     ``S(C(B_n W)) = R(W) = S(B_n W)`` for ``W`` without equal rows. Both are checked on
     ``M = W`` or ``M = B_n W`` by proving the one asserted list to be ``S(M)`` (rational
     evidence) and to be ``S(C(M))`` (evidence over ``Q(sqrt ...)``, for the ``C`` built
     here)."""
-    _object(document, "input", ("W",))
-    W = _input_matrix(document["W"])
+    json_object(document, "input", ("W",))
+    W = input_matrix(document["W"])
     if claim == "lemma 5.3":
         zero = next((i for i, row in enumerate(W) if not any(row)), None)
         if zero is not None:
@@ -249,18 +249,18 @@ def _check_cosine_claim(claim: str, document, assertion, evidence) -> str:
         if equal is not None:
             raise CertificateError(f"input.W: rows {equal[0]} and {equal[1]} are equal, "
                                    "outside the hypothesis of theorem 5.6 (no equal rows)")
-        M = _braid(W)
+        M = braid(W)
         shown = "S(C(B_n W)) = R(W)"
-    _object(assertion, "assertion", ("count", "patterns", "equal"))
-    patterns = _sign_strings(assertion["patterns"], "assertion.patterns", len(M))
-    _check_count(assertion)
+    json_object(assertion, "assertion", ("count", "patterns", "equal"))
+    patterns = sign_strings(assertion["patterns"], "assertion.patterns", len(M))
+    check_count(assertion)
     if assertion["equal"] is not True:
         raise CertificateError(f"assertion.equal: expected true, got "
-                               f"{_shown(assertion['equal'])}")
-    _object(evidence, "evidence", ("matrix", "cosine"))
+                               f"{shown_json(assertion['equal'])}")
+    json_object(evidence, "evidence", ("matrix", "cosine"))
     for side, matrix, numbers, ncols in [("matrix", M, RATIONALS, len(W[0])),
                                          ("cosine", cosine_matrix(M), SQUARE_ROOTS, len(M))]:
-        summary = _within(f"evidence.{side}", check_pattern, matrix, patterns,
+        summary = within(f"evidence.{side}", check_pattern, matrix, patterns,
                           evidence[side], numbers, ncols=ncols)
     return f"{claim}, {shown}: {summary} on both sides"
 
@@ -273,52 +273,52 @@ def _check_theorem_55(document, assertion, evidence) -> str:
     all zero, with ``sum_k y_k (w_label - w_k) = 0`` over ``W2``. Without: ``R(W1)``
     and ``R(W2)`` are proven complete and ``only_in_W1`` / ``only_in_W2`` are exactly
     their differences, not both empty."""
-    _object(document, "input", ("W1", "W2", "label"))
-    V = {key: _input_matrix(document[key], f"input.{key}", SQUARE_ROOTS)
+    json_object(document, "input", ("W1", "W2", "label"))
+    V = {key: input_matrix(document[key], f"input.{key}", SQUARE_ROOTS)
          for key in ("W1", "W2")}
     n, label = len(V["W1"]), document["label"]
     if len(V["W2"]) != n:
         raise CertificateError("input: W1 and W2 must have the same number of rows")
     if label is not None:
-        _index(label, "input.label", n)
-    C1, C2 = (_within(f"input.{key}", cosine_matrix, V[key]) for key in ("W1", "W2"))
+        json_index(label, "input.label", n)
+    C1, C2 = (within(f"input.{key}", cosine_matrix, V[key]) for key in ("W1", "W2"))
     for i, j in ((i, j) for i in range(n) for j in range(n)):
         if (C1[i][j] - C2[i][j]).terms:
             raise CertificateError(f"C(W1) != C(W2): entry ({i}, {j}) is {C1[i][j]} "
                                    f"for W1 and {C2[i][j]} for W2")
     keys = ("cosines_equal",) + (("only_in_W1", "only_in_W2") if label is None
                                  else ("first_in_W1",))
-    _object(assertion, "assertion", keys)
+    json_object(assertion, "assertion", keys)
     if assertion["cosines_equal"] is not True:
         raise CertificateError(f"assertion.cosines_equal: expected true, got "
-                               f"{_shown(assertion['cosines_equal'])}")
+                               f"{shown_json(assertion['cosines_equal'])}")
     d1, d2 = len(V["W1"][0]), len(V["W2"][0])
     if label is None:
-        _object(evidence, "evidence", ("ranking_W1", "ranking_W2"))
-        R = {key: _complete_pattern(_braid(W), evidence[f"ranking_{key}"],
+        json_object(evidence, "evidence", ("ranking_W1", "ranking_W2"))
+        R = {key: complete_pattern(braid(W), evidence[f"ranking_{key}"],
                                     f"evidence.ranking_{key}", SQUARE_ROOTS, len(W[0]))
              for key, W in V.items()}
-        a, b = _check_differences(("W1", "W2"), V, R, assertion, numbers=SQUARE_ROOTS)
+        a, b = check_differences(("W1", "W2"), V, R, assertion, numbers=SQUARE_ROOTS)
         return (f"theorem 5.5, C(W1) = C(W2) but R(W1) != R(W2): {a} of {len(R['W1'])} "
                 f"rankings only in R(W1), {b} of {len(R['W2'])} only in R(W2)")
-    _object(evidence, "evidence", ("witnesses", "multipliers"))
-    first = _list(assertion["first_in_W1"], "assertion.first_in_W1")
-    signs = [_ranking_signs(r, n, f"assertion.first_in_W1[{k}]")
+    json_object(evidence, "evidence", ("witnesses", "multipliers"))
+    first = json_list(assertion["first_in_W1"], "assertion.first_in_W1")
+    signs = [ranking_signs(r, n, f"assertion.first_in_W1[{k}]")
              for k, r in enumerate(first)]
     if not first or first != sorted(first) or len(set(signs)) != len(signs):
         raise CertificateError("assertion.first_in_W1: empty, not sorted, or a ranking "
                                "is repeated")
-    witnesses = _list(evidence["witnesses"], "evidence.witnesses", len(first))
+    witnesses = json_list(evidence["witnesses"], "evidence.witnesses", len(first))
     for k, (ranking, s, witness) in enumerate(zip(first, signs, witnesses)):
         if ranking[0] != label:
             raise CertificateError(f"assertion.first_in_W1[{k}]: does not rank label "
                                    f"{label} first")
-        _check_witness(_braid(V["W1"]), s, witness, SQUARE_ROOTS,
+        check_witness(braid(V["W1"]), s, witness, SQUARE_ROOTS,
                        f"evidence.witnesses[{k}]", d1)
     w = V["W2"][label]
     M = [None if k == label else [a - b for a, b in zip(w, row)]
          for k, row in enumerate(V["W2"])]  # rows w_label - w_k of W2
-    _check_multipliers(M, "+" * n, evidence["multipliers"], SQUARE_ROOTS,
+    check_multipliers(M, "+" * n, evidence["multipliers"], SQUARE_ROOTS,
                        "evidence", d2)
     return (f"theorem 5.5, C(W1) = C(W2) but R(W1) != R(W2): label {label} is first in "
             f"{len(first)} rankings of R(W1) and in none of R(W2)")
@@ -326,7 +326,7 @@ def _check_theorem_55(document, assertion, evidence) -> str:
 
 #: The claims checked here, by the value of ``claim``.
 CLAIMS = {
-    "lemma 5.3": lambda *parts: _check_cosine_claim("lemma 5.3", *parts),
-    "theorem 5.6": lambda *parts: _check_cosine_claim("theorem 5.6", *parts),
+    "lemma 5.3": lambda *parts: check_cosine_claim("lemma 5.3", *parts),
+    "theorem 5.6": lambda *parts: check_cosine_claim("theorem 5.6", *parts),
     "theorem 5.5": _check_theorem_55,
 }

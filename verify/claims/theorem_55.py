@@ -19,69 +19,19 @@ instance of the same structure:
 
 from __future__ import annotations
 
-from verify.arrangement import ranking_from_signs, ranking_pattern
-from verify.arrangement.chirotope import field_topes
+from verify.arrangement.first_label import never_first, top_label_rankings
 from verify.claims.outcome import ClaimOutcome
 from verify.data import paper_example
-from verify.lp.feasibility import GordanCertificate, strict_feasibility
-from verify.lp.field_simplex import strict_feasibility_over
-from verify.numbers.sqrt_sum import SqrtSum, parse_sqrt_sum
+from verify.numbers.field_cosine import field_cosine_matrix
+from verify.numbers.sqrt_sum import parse_sqrt_sum
+
+__all__ = ["RATIONAL_MODEL_1", "RATIONAL_MODEL_2", "check_instance", "field_cosine_matrix",
+           "never_first", "run", "top_label_rankings"]
 
 #: A rational instance of the same structure: the same seven directions, rows with
 #: rational coordinates; label 2 shortened from (0, 5) to (0, 2).
 RATIONAL_MODEL_1 = [[5, 0], [4, 4], [0, 5], [-4, 4], [-5, 0], [-4, -4], [4, -4]]
 RATIONAL_MODEL_2 = [[5, 0], [4, 4], [0, 2], [-4, 4], [-5, 0], [-4, -4], [4, -4]]
-
-
-def field_cosine_matrix(W) -> list[list[SqrtSum]]:
-    """``C_ij = w_i.w_j / sqrt(|w_i|^2 |w_j|^2)`` for rows over ``Q(√...)``.
-
-    Needs every ``|w_i|^2 |w_j|^2`` rational (true for the paper's rows); the square
-    root is then exact.
-    """
-    rows = [[SqrtSum(0) + a for a in row] for row in W]
-    norms = [sum((a * a for a in row), SqrtSum(0)) for row in rows]
-    C = []
-    for i, wi in enumerate(rows):
-        out = []
-        for j, wj in enumerate(rows):
-            product = norms[i] * norms[j]
-            if not product.is_rational():
-                raise ValueError(f"|w_{i}|^2 |w_{j}|^2 = {product} is not rational")
-            dot = sum((a * b for a, b in zip(wi, wj)), SqrtSum(0))
-            out.append(dot / SqrtSum.sqrt(product.to_rational()))
-        C.append(out)
-    return C
-
-
-def top_label_rankings(W, label: int):
-    """Rankings of ``R(W)`` with ``label`` first, with exact witnesses (any exact field)."""
-    field = any(isinstance(a, SqrtSum) and not a.is_rational() for row in W for a in row)
-    n = len(W)
-    if field:
-        topes, points = field_topes(braid_product_field(W), witnesses=True)
-        # field_topes lists sign tuples over the pairs i < j, like B_n W
-        pairs = [(ranking_from_signs("".join("+" if s > 0 else "-" for s in t), n),
-                  points[t]) for t in topes]
-    else:
-        R = ranking_pattern(W)
-        pairs = [(r, c.witness) for r, c in zip(R.rankings, R.cells)]
-    return [(r, z) for r, z in pairs if r[0] == label]
-
-
-def braid_product_field(W):
-    from itertools import combinations
-
-    return [[a - b for a, b in zip(W[i], W[j])] for i, j in combinations(range(len(W)), 2)]
-
-
-def never_first(W, label: int) -> GordanCertificate | None:
-    """Gordan multipliers proving that ``label`` is never ranked first, or None."""
-    rows = [[a - b for a, b in zip(W[label], W[k])] for k in range(len(W)) if k != label]
-    field = any(isinstance(a, SqrtSum) and not a.is_rational() for row in W for a in row)
-    evidence = (strict_feasibility_over(rows, SqrtSum(1)) if field
-                else strict_feasibility(rows))
-    return evidence if isinstance(evidence, GordanCertificate) else None
 
 
 def check_instance(W1, W2, label: int) -> dict:

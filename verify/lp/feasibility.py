@@ -38,34 +38,14 @@ Witness(point=(1, 1))
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from math import gcd, lcm
-from typing import Sequence, Union
+from typing import Sequence
 
 from flint import fmpq, fmpq_mat
 
 from verify.linalg.exact import dot, integer_nullspace, primitive_integer_row, to_fmpq_rows
+from verify.lp.evidence import Evidence, GordanCertificate, Witness
 
-
-@dataclass(frozen=True)
-class Witness:
-    """A rational point ``z`` with ``A z > 0``."""
-
-    point: tuple
-
-
-@dataclass(frozen=True)
-class GordanCertificate:
-    """Multipliers ``y >= 0``, not all zero, with ``sum_i y_i a_i = 0``.
-
-    ``multipliers`` is the sparse vector as sorted pairs ``(row index, y_i)`` with
-    ``y_i > 0``.
-    """
-
-    multipliers: tuple
-
-
-Evidence = Union[Witness, GordanCertificate]
 
 #: Systems with at most this many rows go straight to the exact simplex method.
 EXACT_SIMPLEX_MAX_ROWS = 60

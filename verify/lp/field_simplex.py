@@ -9,7 +9,7 @@ one of
 holds (Gordan 1873; the proof by linear programming duality works over every ordered
 field, since the simplex method only adds, multiplies, divides and compares).
 :func:`strict_feasibility_over` decides which, returning a
-:class:`verify.lp.feasibility.Witness` or a :class:`verify.lp.feasibility.GordanCertificate`
+:class:`verify.lp.evidence.Witness` or a :class:`verify.lp.evidence.GordanCertificate`
 with entries in ``K``. It is the method of :func:`verify.lp.feasibility._exact_simplex`
 written once for any field: elements only need ``+ - * /``, comparison with the
 field's zero, and ``==``. The field used here is that of
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from verify.lp.feasibility import GordanCertificate, Witness
+from verify.lp.evidence import GordanCertificate, Witness
 
 __all__ = ["strict_feasibility_over"]
 

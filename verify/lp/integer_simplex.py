@@ -39,7 +39,7 @@ from typing import Sequence
 
 from flint import fmpq
 
-from verify.lp.feasibility import GordanCertificate, Witness
+from verify.lp.evidence import GordanCertificate, Witness
 
 __all__ = ["gordan_integer_simplex"]
 

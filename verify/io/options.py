@@ -1,0 +1,30 @@
+"""Values of command-line options, parsed for ``argparse`` (``type=...``).
+
+Shared by the main parser (:mod:`verify.cli`) and the subcommands that register
+themselves on it (:mod:`verify.analyze.command`), so that neither imports the other.
+
+Example
+-------
+>>> non_negative_int("3")
+3
+>>> non_negative_int("-1")
+Traceback (most recent call last):
+    ...
+argparse.ArgumentTypeError: must be >= 0: -1
+"""
+
+from __future__ import annotations
+
+import argparse
+
+__all__ = ["non_negative_int"]
+
+
+def non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0: {text}")
+    return value
