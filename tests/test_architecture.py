@@ -34,7 +34,7 @@ LAYERS = [
     ("verify.analyze",),
     ("verify.certificates",),
     ("verify.claims",),
-    ("verify", "verify.__main__", "verify.cli"),
+    ("verify", "verify.__main__", "verify.api", "verify.cli"),
 ]
 CHECKER = "verify.checker"
 TOP = len(LAYERS) - 1

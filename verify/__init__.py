@@ -1,12 +1,57 @@
 """verify: exact, certificate-producing checks of what cosine similarity of label
 representations can and cannot tell about a classifier.
 
-Layers (data flows one way):
+Layers (data flows one way; ``docs/architecture.md``):
 numbers -> exact linear algebra -> LP and certificates -> arrangements and patterns
 -> claims -> CLI and certificate files.
 
-This module stays import-light on purpose: ``python -m verify check`` must run with
-the standard library alone.
+The public API (``docs/api.md``) is loaded on first use (PEP 562), so that
+``import verify`` and ``python -m verify check`` need the standard library alone:
+
+>>> import verify
+>>> verify.ranking_pattern([[1, 0], [0, 1], [-1, 0]]).count
+6
+>>> verify.check_claim("theorem H.1").holds
+True
 """
 
 __version__ = "0.1.0"
+
+# name -> the module that defines it
+_EXPORTS = {
+    "analyze_head": "verify.api",
+    "check_certificate": "verify.api",
+    "check_claim": "verify.api",
+    "cosine_matrix": "verify.api",
+    "exact_matrix": "verify.api",
+    "ranking_pattern": "verify.api",
+    "sign_pattern": "verify.api",
+    "braid_matrix": "verify.arrangement.ranking_pattern",
+    "Cell": "verify.arrangement.sign_pattern",
+    "SignPattern": "verify.arrangement.sign_pattern",
+    "RankingPattern": "verify.arrangement.ranking_pattern",
+    "HeadAnalysis": "verify.analyze.report",
+    "ClaimOutcome": "verify.claims.outcome",
+    "SweepReport": "verify.claims.sweep",
+    "SqrtSum": "verify.numbers.sqrt_sum",
+    "CertificateError": "verify.checker.core",
+    "InputError": "verify.io.errors",
+    "VerifyError": "verify.io.errors",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'verify' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -471,6 +471,16 @@ class HeadAnalysis:
     seconds: dict = field(default_factory=dict)
     head: object = field(default=None, repr=False)
 
+    def __repr__(self) -> str:
+        a, t = self.argmax, self.ties
+        return (f"HeadAnalysis({self.n} labels, d = {self.d}: {len(a.argmaxable)} "
+                f"argmaxable, unargmaxable {a.unargmaxable}, {len(t.tie_pairs)} tie pairs"
+                f"{'' if t.complete else ' (not every pair decided)'})")
+
+    def to_json(self) -> dict:
+        """The document of ``python -m verify analyze --json`` (docs/analyze.md)."""
+        return to_json(self)
+
     def edge_cosines(self) -> dict:
         """Float cosines (display only) of the certified tie pairs."""
         valid = _nonzero_rows(self.head)

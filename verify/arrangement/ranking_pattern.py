@@ -29,7 +29,7 @@ from itertools import combinations
 
 from flint import fmpq
 
-from verify.arrangement.sign_pattern import SignPattern, sign_pattern
+from verify.arrangement.sign_pattern import SignPattern, preview, sign_pattern
 from verify.linalg.exact import to_fmpq_rows
 
 
@@ -97,6 +97,18 @@ class RankingPattern:
     @property
     def count(self) -> int:
         return self.signs.count
+
+    def __repr__(self) -> str:
+        shown = preview([" > ".join(map(str, r)) for r in self.rankings[:5]])
+        return (f"RankingPattern({self.n} labels, d = {self.d}"
+                f"{', affine' if self.affine else ''}, {self.count} rankings: {shown})")
+
+    def to_json(self) -> dict:
+        """The object that ``python -m verify pattern --kind ranking --json`` prints:
+        ``kind``, ``n``, ``d``, ``count``, ``patterns`` (signs over the pairs ``i < j``),
+        ``witnesses`` and ``rankings`` (labels from first to last)."""
+        return {**self.signs.to_json(), "kind": "ranking", "n": self.n, "d": self.d,
+                "rankings": [list(r) for r in self.rankings]}
 
 
 def ranking_pattern(W, *, affine: bool = False, method: str = "cocircuits") -> RankingPattern:

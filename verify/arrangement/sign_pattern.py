@@ -86,6 +86,27 @@ class SignPattern:
     def shape(self) -> tuple[int, int]:
         return len(self.matrix), (len(self.matrix[0]) if self.matrix else 0)
 
+    def __repr__(self) -> str:
+        n, k = self.shape
+        return (f"SignPattern({n} x {k} matrix, rank {self.rank}, {self.hyperplanes} "
+                f"hyperplanes, {self.count} cells: {preview(self.patterns)})")
+
+    def to_json(self) -> dict:
+        """The object that ``python -m verify pattern --json`` prints for ``matrix``:
+        ``kind``, ``n``, ``d``, ``count``, ``patterns`` and ``witnesses`` (exact
+        rationals as strings)."""
+        from verify.numbers.rational import format_rational
+
+        n, d = self.shape
+        return {"kind": "sign", "n": n, "d": d, "count": self.count,
+                "patterns": self.patterns,
+                "witnesses": [[format_rational(a) for a in c.witness] for c in self.cells]}
+
+
+def preview(items, shown: int = 4) -> str:
+    """The first few items of a long list, for a one-line ``repr``."""
+    return ", ".join(map(str, items[:shown])) + (", ..." if len(items) > shown else "")
+
 
 def sign_pattern(M, *, method: str = "cocircuits") -> SignPattern:
     """The sign pattern of ``M`` with one exact witness per cell.

@@ -30,6 +30,11 @@ class ClaimOutcome:
     seconds: float = 0.0
     json: dict | None = None    # a claim's own documented JSON object, if it has one
 
+    def __repr__(self) -> str:
+        held = sum(s.holds for s in self.steps)
+        return (f"ClaimOutcome({self.claim!r}: {self.status}, {held} of {len(self.steps)} "
+                "steps hold)")
+
     def add(self, description: str, holds: bool, detail: str = "") -> bool:
         self.steps.append(Step(description, bool(holds), detail))
         return bool(holds)

@@ -33,7 +33,7 @@ Example
 Witness(point=(1, 1))
 >>> cert = strict_feasibility([[1, 0], [-1, 0]])
 >>> cert.multipliers
-((0, 1), (1, 1))
+((0, 1/2), (1, 1/2))
 """
 
 from __future__ import annotations
