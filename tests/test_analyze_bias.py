@@ -132,6 +132,9 @@ def test_forged_bias_certificates_are_rejected():
     cert = NoTieCertificate(multipliers=((1, fmpq(1)),), tie=fmpq(-1, 2))
     assert is_bias_no_tie_certificate(W, b, 0, 2, cert)
     assert not is_bias_no_tie_certificate(W, [0, -1, 0], 0, 2, cert)  # slack > 0
+    # y >= 0 and slack < 0, but t (w_0 - w_2) + y_1 (w_0 - w_1) = 1/2 - 1 is not zero.
+    assert not is_bias_no_tie_certificate(
+        W, b, 0, 2, NoTieCertificate(multipliers=((1, fmpq(1)),), tie=fmpq(-1, 4)))
     assert not is_bias_no_tie_certificate(
         W, b, 0, 2, NoTieCertificate(multipliers=((1, fmpq(-1)),), tie=fmpq(1, 2)))
     assert not is_bias_tie_witness(W, b, 0, 2, (0,))

@@ -54,7 +54,13 @@ from typing import Sequence
 from flint import fmpq
 
 from verify.analyze.argmax import ArgmaxAnalysis, _dot
-from verify.analyze.ties import NoTieCertificate, TieAnalysis, TieWitness, _hyperplane_basis
+from verify.analyze.ties import (
+    NoTieCertificate,
+    TieAnalysis,
+    TieWitness,
+    _hyperplane_basis,
+    motzkin_sum_vanishes,
+)
 from verify.lp.feasibility import GordanCertificate, Witness, strict_feasibility
 from verify.linalg.exact import to_fmpq
 
@@ -123,13 +129,9 @@ def is_bias_no_tie_certificate(W, b, i: int, j: int, cert: NoTieCertificate) -> 
         return False
     if any(y < 0 for _, y in pairs):
         return False
+    if not motzkin_sum_vanishes(W, i, j, cert):
+        return False
     t = cert.tie
-    for c in range(len(W[i])):
-        total = t * (W[i][c] - W[j][c])
-        for k, y in pairs:
-            total = total + y * (W[i][c] - W[k][c])
-        if total != 0:
-            return False
     slack = t * (b[i] - b[j]) + sum((y * (b[i] - b[k]) for k, y in pairs), 0)
     if slack > 0:
         return False

@@ -153,6 +153,12 @@ def is_no_tie_certificate(W: Sequence[Sequence], i: int, j: int, cert) -> bool:
         return False
     if any(y < 0 for _, y in pairs) or all(y == 0 for _, y in pairs):
         return False
+    return motzkin_sum_vanishes(W, i, j, cert)
+
+
+def motzkin_sum_vanishes(W: Sequence[Sequence], i: int, j: int, cert) -> bool:
+    """``t (w_i - w_j) + sum_k y_k (w_i - w_k) = 0`` exactly, coordinate by coordinate."""
+    pairs = list(cert.multipliers)
     t = cert.tie
     for c in range(len(W[i])):
         total = t * (W[i][c] - W[j][c])
