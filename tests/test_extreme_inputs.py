@@ -113,3 +113,16 @@ def test_cli_answers_extreme_magnitudes(tmp_path):
     for argv in (("theorem", "3.4"), ("lemma", "5.3"), ("pattern", "--kind", "ranking")):
         result = _cli(*argv, matrix_text=text, tmp_path=tmp_path)
         assert result.returncode == 0, (argv, result.stderr[-500:])
+
+
+def test_witnesses_beyond_4300_digits_are_printed(tmp_path):
+    """A witness entry with more digits than str(int) allows, into a text stream: the
+    cell z_2 > 0 > z_1 + 10^4300 z_2 has integer points only with |z_1| > 10^4300."""
+    rows = [[0, 0, 1], [0, 1, "1e4300"]]
+    path = tmp_path / "W.json"
+    path.write_text(json.dumps(rows))
+    code, out, err = run(["pattern", "--matrix", str(path), "--json"])
+    assert code == 0 and err == ""
+    result = json.loads(out)
+    assert max(len(a) for w in result["witnesses"] for a in w) > 4300
+    _check_pattern_witnesses(rows, out, ranking=False)
