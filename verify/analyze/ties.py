@@ -500,16 +500,6 @@ def _plane_witnesses(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list):
             {p: X[:, c] for c, p in enumerate(pairs)})
 
 
-def _crossing(head: ExactHead, argmax: ArgmaxAnalysis, i: int, j: int):
-    """The point of the segment between the two witnesses where ``i`` and ``j`` tie."""
-    X = _witness_matrix(argmax, [i, j])
-    v = head.F[i] - head.F[j]
-    a, b = float(v @ X[:, 0]), float(v @ X[:, 1])
-    if not a > 0 > b:
-        return None
-    return X[:, 0] + (a / (a - b)) * (X[:, 1] - X[:, 0])
-
-
 def _segment_witnesses(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list) -> dict:
     """Tie witnesses found on the segments between the two labels' own witnesses.
 
