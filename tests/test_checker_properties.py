@@ -329,7 +329,7 @@ def test_tie_and_no_tie_proofs(W, data):
         _check_no_tie(W, i, j, proof_object({**y, j: Fraction(1)}, t - 1), "proof")
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(LABELS, st.data())
 def test_a_pair_with_a_tie_point_has_no_proof(W, data):
     """Soundness, cross-checked: when a tie point exists, the checker rejects every
