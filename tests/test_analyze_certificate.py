@@ -106,6 +106,25 @@ def dot(u, v):
     return sum(a * b for a, b in zip(u, v))
 
 
+def claim_tie(manifest, arrays, pair, point):
+    """Move ``pair`` from the no-tie list to the tie list, with ``point`` as witness."""
+    r = arrays["non_tie_pairs"].index(pair)
+    lo, hi = arrays["non_tie_offsets"][r], arrays["non_tie_offsets"][r + 1]
+    del arrays["non_tie_support"][lo:hi], arrays["non_tie_weights"][lo:hi]
+    arrays["non_tie_offsets"] = (arrays["non_tie_offsets"][:r + 1]
+                                 + [o - (hi - lo) for o in arrays["non_tie_offsets"][r + 2:]])
+    arrays["non_tie_pairs"].pop(r)
+    arrays["non_tie_denominators"].pop(r)
+    arrays["non_tie_t"].pop(r)
+    arrays["tie_pairs"].append(pair)
+    order = sorted(range(len(arrays["tie_pairs"])), key=lambda k: arrays["tie_pairs"][k])
+    points = arrays["tie_points"] + [point]
+    arrays["tie_pairs"] = [arrays["tie_pairs"][k] for k in order]
+    arrays["tie_points"] = [points[k] for k in order]
+    manifest["assertion"]["tie_pairs"] += 1
+    manifest["assertion"]["non_tie_pairs"] -= 1
+
+
 # --- valid certificates --------------------------------------------------------------------
 
 SQUARE = [[1, 0], [0, 1], [-1, 0], [0, -1], [0, 0]]
@@ -318,19 +337,7 @@ def test_a_tie_point_where_a_third_label_ties(tmp_path):
     path, result = certify(tmp_path, W)
     assert result.ties.can_tie(0, 1) is False
     manifest, arrays = contents(path)
-    r = arrays["non_tie_pairs"].index([0, 1])
-    lo, hi = arrays["non_tie_offsets"][r], arrays["non_tie_offsets"][r + 1]
-    size = hi - lo
-    arrays["non_tie_pairs"].pop(r)
-    del arrays["non_tie_support"][lo:hi], arrays["non_tie_weights"][lo:hi]
-    arrays["non_tie_offsets"] = (arrays["non_tie_offsets"][:r + 1]
-                                 + [o - size for o in arrays["non_tie_offsets"][r + 2:]])
-    arrays["non_tie_denominators"].pop(r)
-    arrays["non_tie_t"].pop(r)
-    arrays["tie_pairs"].insert(0, [0, 1])
-    arrays["tie_points"].insert(0, [1, 1])
-    manifest["assertion"]["tie_pairs"] += 1
-    manifest["assertion"]["non_tie_pairs"] -= 1
+    claim_tie(manifest, arrays, [0, 1], [1, 1])
     assert [dot(z, [1, 1]) for z in arrays["Z"]][:3] == [2, 2, 2]
     assert both(rewrite(path, manifest, arrays)) == (
         "INVALID", "tie witness of 0 and 1: label 2 scores at least as high at the point")
@@ -432,6 +439,47 @@ def test_witness_of_the_wrong_shape_or_support_label_not_allowed(square):
         a["hull_support"][0] = 4
     status, message = forged(square, self_support)
     assert status == "INVALID" and "support label 4 is not allowed" in message
+
+
+def test_an_identity_broken_by_a_multiple_of_a_prime(square):
+    # Every coordinate of the forged sum is a multiple of the largest prime used: one
+    # prime alone would accept it; the product of enough primes does not.
+    from verify.checker.analyze import primes_with_product_above
+
+    p = primes_with_product_above(1)[0]
+    _, _, arrays = square
+    i, j = arrays["non_tie_pairs"][0]
+    assert arrays["Z"][i] != arrays["Z"][j]
+
+    def change(a):
+        a["non_tie_t"][0] += p * a["non_tie_denominators"][0]
+    status, message = forged(square, change)
+    assert status == "INVALID" and message.startswith(f"no-tie certificate[0] of {i} and {j}")
+
+
+def test_bias_ties_at_infinity_and_empty_no_tie_certificates(tmp_path):
+    # Labels 0 and 1 have the same row and biases 0 and 1: logit_1 = logit_0 + 1, they
+    # never tie. In the direction x = 1 "at h = 0" (not an input) they score alike
+    # above label 2: a forged tie there is refused for h = 0 alone.
+    W, b = [[1], [1], [0]], [0, 1, 0]
+    path, result = certify(tmp_path, W, bias=b)
+    assert result.ties.can_tie(0, 1) is False
+    manifest, arrays = contents(path)
+    forged, fake = copy.deepcopy(arrays), copy.deepcopy(manifest)
+    claim_tie(fake, forged, [0, 1], [1, 0])
+    assert both(rewrite(path, fake, forged)) == (
+        "INVALID", "tie witness of labels 0 and 1: the scale h = 0 of the input must be "
+                   "positive")
+    # A no-tie certificate without weights and with T = 0 proves nothing (sigma = 0).
+    forged = copy.deepcopy(arrays)
+    r = forged["non_tie_pairs"].index([0, 1])
+    lo, hi = forged["non_tie_offsets"][r], forged["non_tie_offsets"][r + 1]
+    for k in range(lo, hi):
+        forged["non_tie_weights"][k] = 0
+    forged["non_tie_t"][r] = 0
+    assert both(rewrite(path, manifest, forged)) == (
+        "INVALID", f"no-tie certificate[{r}] of 0 and 1: the bias term is zero with no "
+                   "weight")
 
 
 def test_a_no_tie_identity_broken_by_one(square):
