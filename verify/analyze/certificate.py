@@ -58,6 +58,10 @@ CERTIFICATE_FORMAT = "verify-certificate/1"
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
 
+SQUARE_ROOTS = ("the head has entries with square roots; certificates are written for "
+                "rational heads (binary floats, integers, fractions)")
+
+
 class UnsupportedHead(ValueError):
     """A head whose certificate cannot be written (entries with square roots)."""
 
@@ -76,9 +80,7 @@ def _fraction(x) -> Fraction:
         return Fraction(int(x.p), int(x.q))
     if hasattr(x, "is_rational") and x.is_rational():
         return _fraction(x.to_rational())
-    raise UnsupportedHead("the head has entries with square roots; certificates are "
-                          "written for rational heads (binary floats, integers, "
-                          "fractions)")
+    raise UnsupportedHead(SQUARE_ROOTS)
 
 
 def _common_denominator(values) -> tuple[list[int], int]:
@@ -173,9 +175,7 @@ def analyze_certificate_arrays(result, W, bias=None) -> tuple[dict, dict]:
     if bias is None:
         head = result.head
         if not isinstance(head, ExactHead):
-            raise UnsupportedHead("the head has entries with square roots; certificates "
-                                  "are written for rational heads (binary floats, "
-                                  "integers, fractions)")
+            raise UnsupportedHead(SQUARE_ROOTS)
         Z = head.Zarr if head.Zarr is not None else [list(row) for row in head.Z]
         beta, scale = None, _head_scale(head, W)
         point = lambda p: [int(v) for v in p]  # noqa: E731 - already integers for Z
@@ -289,11 +289,17 @@ class _Hashing:
         return self.handle.write(data)
 
 
-def _member(zf: zipfile.ZipFile, name: str, array: np.ndarray, digest=None) -> None:
+def _zip_info(name: str) -> zipfile.ZipInfo:
+    """A member stored uncompressed, with a fixed date and permissions (determinism)."""
     info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
     info.compress_type = zipfile.ZIP_STORED
     info.create_system = 3
     info.external_attr = 0o644 << 16
+    return info
+
+
+def _member(zf: zipfile.ZipFile, name: str, array: np.ndarray, digest=None) -> None:
+    info = _zip_info(name)
     array = np.ascontiguousarray(array)
     big = array.nbytes > (1 << 31) - (1 << 20)
     with zf.open(info, "w", force_zip64=big) as handle:
@@ -352,8 +358,4 @@ def write_archive(path, arrays: dict, facts: dict, source: dict) -> None:
             "assertion": facts["assertion"],
             "evidence": {"encoding": encodings},
         }
-        info = zipfile.ZipInfo("manifest.json", date_time=ZIP_DATE)
-        info.compress_type = zipfile.ZIP_STORED
-        info.create_system = 3
-        info.external_attr = 0o644 << 16
-        zf.writestr(info, json.dumps(manifest, indent=1) + "\n")
+        zf.writestr(_zip_info("manifest.json"), json.dumps(manifest, indent=1) + "\n")

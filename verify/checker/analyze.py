@@ -42,16 +42,21 @@ Functions
 
 import ast
 import hashlib
-import json
 import sys
 import zipfile
 from array import array
 from fractions import Fraction
 from importlib import import_module
-from math import comb, isqrt
+from math import comb
 from operator import mul
 
-from verify.checker.core import FORMAT, CertificateError, UnknownFormat, json_object
+from verify.checker.core import (
+    FORMAT,
+    CertificateError,
+    UnknownFormat,
+    json_object,
+    parse_json,
+)
 
 __all__ = ["BACKENDS", "CLAIM", "MANIFEST", "check_file", "confirm_matrix", "load_archive",
            "numpy_or_none", "primes_with_product_above"]
@@ -211,9 +216,7 @@ class Archive:
         if MANIFEST not in names:
             raise UnknownFormat(f"not a certificate archive: no {MANIFEST}")
         try:
-            self.manifest = json.loads(self.zip.read(MANIFEST).decode("utf-8"),
-                                       object_pairs_hook=_unique_keys,
-                                       parse_constant=_no_constant)
+            self.manifest = parse_json(self.zip.read(MANIFEST).decode("utf-8"))
         except (ValueError, RecursionError) as exc:
             raise UnknownFormat(f"{MANIFEST}: not JSON: {exc}") from None
         self.names = set(names)
@@ -250,17 +253,6 @@ class Archive:
             for m in members:
                 h.update(self.member(m))
         return h.hexdigest()
-
-
-def _unique_keys(pairs) -> dict:
-    keys = [key for key, _ in pairs]
-    if len(set(keys)) != len(keys):
-        raise ValueError("duplicate key")
-    return dict(pairs)
-
-
-def _no_constant(name):
-    raise ValueError(f"{name} is not a JSON value")
 
 
 def load_archive(path) -> Archive:

@@ -63,6 +63,7 @@ from itertools import combinations
 
 __all__ = ["FORMAT", "CertificateError", "UnknownFormat", "RATIONALS",
            "check_certificate", "check_pattern", "parallel_classes", "load_certificate",
+           "parse_json",
            "main",
            # the parts that verify.checker.roots and verify.checker.claims build on
            "braid", "check_count", "check_differences", "check_multipliers",
@@ -584,6 +585,11 @@ def load_certificate(path):
     """
     with open(path, encoding="utf-8") as handle:
         text = handle.read()
+    return parse_json(text)
+
+
+def parse_json(text: str):
+    """Parse JSON text, refusing duplicate keys and NaN/Infinity (``ValueError``)."""
     return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
 
 
