@@ -604,3 +604,37 @@ def test_numpy_and_python_agree_on_float_heads(tmp_path):
             rng = np.random.default_rng(seed)
             if mutate(local, which, lambda xs: list(xs)[int(rng.integers(len(xs)))]) is True:
                 both(rewrite(path, manifest, local, tmp_path / f"{which}-{seed}.zip"))
+
+
+def test_bias_from_the_command_line_and_check_against_both_files(tmp_path):
+    (tmp_path / "w.json").write_text("[[0], [1], [2], [1]]")
+    (tmp_path / "b.txt").write_text("0\n-1\n0\n1/3\n")
+    cert = tmp_path / "wb.zip"
+
+    def verify(*args):
+        return subprocess.run([sys.executable, "-m", "verify", *map(str, args)],
+                              capture_output=True, text=True, cwd=ROOT)
+    w, b = tmp_path / "w.json", tmp_path / "b.txt"
+    run = verify("analyze", "--matrix", w, "--bias", b, "--certificate", cert)
+    assert run.returncode == 0, run.stderr
+    ok = verify("check", cert, "--matrix", w, "--bias", b)
+    assert ok.returncode == 0, ok.stderr
+    assert "with a bias: 3 argmaxable" in ok.stdout and "Z = 3 W exactly" in ok.stdout
+    (tmp_path / "c.txt").write_text("0\n-1\n0\n1/2\n")
+    bad = verify("check", cert, "--matrix", w, "--bias", tmp_path / "c.txt")
+    assert bad.returncode == 1 and "bias entry 3" in bad.stderr
+    missing = verify("check", cert, "--matrix", w)
+    assert missing.returncode == 1 and "give it (--bias)" in missing.stderr
+
+
+def test_identities_beyond_the_prime_limit_are_computed_in_integers(square, monkeypatch):
+    from verify.checker import analyze as checker
+
+    monkeypatch.setattr(checker, "MAX_PRIMES", 0)  # every identity in Python integers
+    assert both(square[0])[0] == "OK"
+
+    def change(a):  # still non-negative and summing to 1; the identity breaks
+        a["hull_weights"][0] += a["hull_weights"][1]
+        a["hull_weights"][1] = 0
+    status, message = forged(square, change)
+    assert status == "INVALID" and message.startswith("convex weights[0] of label 4")

@@ -490,12 +490,12 @@ class PythonArithmetic:
                         return c, k
         return None
 
-    def points_row(self, points: IntArray, c: int) -> list:
-        return points.rows(c, c + 1)[0]
+    def z_row(self, k: int) -> list:
+        return self.Z[k]
 
     def nonzero_coordinate(self, labels, coefficients):
         """The first coordinate where ``sum_r a_r z_{labels[r]}`` is not 0, or None."""
-        rows = [self.Z[k] for k in labels]
+        rows = [self.z_row(k) for k in labels]
         for c in range(self.ev.d):
             if sum(a * row[c] for a, row in zip(coefficients, rows)) != 0:
                 return c
@@ -597,13 +597,9 @@ class NumpyArithmetic(PythonArithmetic):
         for lo in range(0, n, step):
             self.F[lo:lo + step] = self.Hi[lo:lo + step]
         self.N = np.sqrt(np.einsum("ij,ij->i", self.F, self.F))
-        self._Z = None
 
-    @property
-    def Z(self):  # Python rows on demand (small heads, identities in Python integers)
-        if self._Z is None:
-            self._Z = self.ev.Z.rows()
-        return self._Z
+    def z_row(self, k: int) -> list:
+        return self.Zi[k].tolist()
 
     def _row(self, k: int) -> list:
         return self.Hi[k].tolist()
@@ -626,8 +622,9 @@ class NumpyArithmetic(PythonArithmetic):
         return X, exact
 
     def _block_columns(self) -> int:
+        """Witnesses per product: six ``n``-vectors of temporaries each, 256 MB in all."""
         n = self.Hi.shape[0]
-        return max(1, min(4096, (256 << 20) // (8 * 4 * max(n, 1))))
+        return max(1, min(4096, (256 << 20) // (8 * 6 * max(n, 1))))
 
     def first_failure(self, points: IntArray, targets, partners=None):
         np = self.np
