@@ -10,6 +10,12 @@ import sys
 
 def main() -> int:
     argv = sys.argv[1:]
+    if argv[:1] == ["check"] and any(a == "--matrix" or a.startswith("--matrix=")
+                                     for a in argv[1:]):
+        # Reading the user's head (any format analyze reads) needs the engine's readers.
+        from verify.cli import check_against_matrix
+
+        return check_against_matrix(argv[1:])
     if argv[:1] == ["check"]:
         from verify.checker.core import main as check_main
 

@@ -632,3 +632,68 @@ def _first_rows(blocks, limit):
     if not signs:
         return np.zeros((0, 0), dtype=np.int8), np.zeros((0, 0), dtype=np.int64)
     return np.concatenate(signs), np.concatenate(Z)
+
+
+# --- check an analyze certificate against the user's head ------------------------------
+
+def check_against_matrix(argv: list[str]) -> int:
+    """``python -m verify check CERT --matrix FILE [--tensor NAME] [--bias NAME|FILE]``.
+
+    Checks the certificate (:mod:`verify.checker.analyze`), then confirms that its
+    ``Z`` is its scale times the head read from ``FILE`` exactly as ``analyze`` reads
+    it, and that ``FILE``'s SHA-256 is the recorded one.
+    """
+    from verify.checker.analyze import confirm_matrix
+    from verify.checker.core import CertificateError, UnknownFormat
+    from verify.checker.core import main as check_main
+
+    p = argparse.ArgumentParser(prog="python -m verify check")
+    p.add_argument("certificate", metavar="CERT")
+    p.add_argument("--matrix", required=True, metavar="FILE")
+    p.add_argument("--tensor", metavar="NAME")
+    p.add_argument("--bias", metavar="NAME|FILE")
+    p.add_argument("--arithmetic", choices=("auto", "python", "numpy"), default="auto")
+    args = p.parse_args(argv)
+    status = check_main(["--arithmetic", args.arithmetic, args.certificate])
+    if status:
+        return status
+    try:
+        from verify.analyze.command import TensorRows, load_source
+
+        rows, bias, _ = load_source(args.matrix, args.tensor, args.bias)
+        if isinstance(rows, TensorRows):
+            rows = rows.tensor.block(0, rows.shape[0])
+        import numpy as np
+
+        exact = None if isinstance(rows, np.ndarray) else [
+            [_fraction_of(x, args.matrix) for x in row] for row in rows]
+        b = None if bias is None else [_fraction_of(x, args.matrix) for x in bias]
+        summary = confirm_matrix(args.certificate, rows=exact,
+                                 array=rows if exact is None else None, bias=b,
+                                 file=args.matrix)
+    except VerifyError as err:
+        print(f"verify: error: {err}", file=sys.stderr)
+        return err.exit_code
+    except UnknownFormat as exc:
+        print(f"{args.certificate}: ERROR: {exc}", file=sys.stderr)
+        return 2
+    except CertificateError as exc:
+        print(f"{args.certificate}: INVALID for {args.matrix}: {exc}", file=sys.stderr)
+        return 1
+    print(f"{args.certificate}: OK for {args.matrix} ({summary})")
+    return 0
+
+
+def _fraction_of(x, source: str):
+    from fractions import Fraction
+
+    from verify.numbers.sqrt_sum import SqrtSum
+
+    if isinstance(x, SqrtSum):
+        if not x.is_rational():
+            raise InputError(f"{source}: entries with square roots have no analyze "
+                             "certificate")
+        x = x.to_rational()
+    if hasattr(x, "p") and hasattr(x, "q"):
+        return Fraction(int(x.p), int(x.q))
+    return Fraction(x)

@@ -72,6 +72,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="memory budget in GB: blocks of the large products are sized to "
                         "it, and a head that cannot fit even in blocks is refused "
                         "(default: half of the available memory)")
+    p.add_argument("--certificate", metavar="PATH",
+                   help="write all the evidence (the head as integers, witnesses, convex "
+                        "weights, no-tie certificates) to a ZIP archive that 'python -m "
+                        "verify check PATH' re-checks; written atomically")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run_analyze)
     return p
@@ -244,6 +248,19 @@ def _progress(quiet: bool):
     return bar
 
 
+def _write_certificate(args, result, rows, bias) -> None:
+    """``--certificate``: the evidence of ``result`` as an archive (docs/certificates.md)."""
+    from verify.analyze.certificate import UnsupportedHead, write_analyze_certificate
+
+    try:
+        _writing(args.certificate, "--certificate", lambda: write_analyze_certificate(
+            args.certificate, result, rows, bias=bias, source=args.matrix,
+            tensor=args.tensor))
+    except UnsupportedHead as exc:
+        raise InputError(f"{args.matrix}: --certificate: {exc}") from None
+    print(f"verify: certificate written to {args.certificate}", file=sys.stderr)
+
+
 def run_analyze(args) -> int:
     """Run the analysis for the parsed options; return the exit code."""
     from verify.analyze.report import analyze, format_text, to_json
@@ -254,7 +271,10 @@ def run_analyze(args) -> int:
         _check_output(args.graph, "--graph")
     if args.plot is not None:
         _check_output(args.plot, "--plot")
+    if args.certificate is not None:
+        _check_output(args.certificate, "--certificate")
     rows, bias, description = load_source(args.matrix, args.tensor, args.bias)
+    source_rows = rows
     n, d = (rows.shape if hasattr(rows, "shape") else (len(rows), len(rows[0])))
     names = read_names(args.labels, n) if args.labels else None
     if args.plot is not None:
@@ -308,6 +328,8 @@ def run_analyze(args) -> int:
             result.head, args.plot, argmax=result.argmax, ties=result.ties, names=names,
             title=Path(args.matrix).name))
         print(f"verify: figure written to {args.plot}", file=sys.stderr)
+    if args.certificate is not None:
+        _write_certificate(args, result, source_rows, bias)
     if args.json:
         doc = to_json(result)
         if description is not None:

@@ -548,10 +548,37 @@ def _coefficient(y) -> str:
     return f"({text})" if any(op in text for op in " +-") else text
 
 
-def to_json(a: HeadAnalysis) -> dict:
-    """The JSON document of ``--json`` (see docs/analyze.md for every key)."""
+#: Above this many entries of ``W`` (``n d``) the JSON document leaves the per-label and
+#: per-pair evidence to the certificate (``--certificate``): at that size it would be
+#: gigabytes of decimal strings.
+JSON_EVIDENCE_MAX_ENTRIES = 4_000_000
+#: The keys of the JSON document that hold evidence, one entry per label or pair.
+EVIDENCE_KEYS = ("argmax_witnesses", "argmax_certificates", "tie_witnesses",
+                 "non_tie_certificates")
+
+
+def to_json(a: HeadAnalysis, *, evidence: bool | None = None) -> dict:
+    """The JSON document of ``--json`` (see docs/analyze.md for every key).
+
+    ``evidence``: include the witnesses and certificates (``EVIDENCE_KEYS``); by default
+    only for heads of at most ``JSON_EVIDENCE_MAX_ENTRIES`` entries. Without them the
+    document has the key ``evidence_omitted`` saying where the evidence is.
+    """
+    if evidence is None:
+        evidence = a.n * a.d <= JSON_EVIDENCE_MAX_ENTRIES
+    if not evidence:
+        doc = _json_document(a, with_evidence=False)
+        doc["evidence_omitted"] = (
+            f"the head has {a.n * a.d} entries, more than {JSON_EVIDENCE_MAX_ENTRIES}: "
+            f"{', '.join(EVIDENCE_KEYS)} are left out; --certificate PATH writes all the "
+            "evidence, checked by 'python -m verify check PATH'")
+        return doc
+    return _json_document(a, with_evidence=True)
+
+
+def _json_document(a: HeadAnalysis, with_evidence: bool) -> dict:
     witnesses, certificates = {}, {}
-    for i, e in enumerate(a.argmax.evidence):
+    for i, e in enumerate(a.argmax.evidence if with_evidence else ()):
         if isinstance(e, Witness):
             witnesses[str(i)] = [_text(v) for v in e.point]
         else:
@@ -560,11 +587,14 @@ def to_json(a: HeadAnalysis) -> dict:
     for (i, j), e in a.ties.evidence.items():
         if isinstance(e, TieWitness):
             tie_pairs_.append([i, j])
-            tie_witnesses.append([_text(v) for v in e.point])
+            if with_evidence:
+                tie_witnesses.append([_text(v) for v in e.point])
         else:
             non_tie.append([i, j])
-            non_tie_certs.append({"multipliers": {str(k): _text(y) for k, y in e.multipliers},
-                                  "tie": _text(e.tie)})
+            if with_evidence:
+                non_tie_certs.append({"multipliers": {str(k): _text(y)
+                                                      for k, y in e.multipliers},
+                                      "tie": _text(e.tie)})
     c = a.cosine
     per_label = []
     for i, near in enumerate(c.neighbours):
@@ -574,7 +604,7 @@ def to_json(a: HeadAnalysis) -> dict:
             "nearest_can_tie": [a.ties.can_tie(i, k) for k, _ in near],
             "tie_partners": a.ties.partners(i),
         })
-    return {
+    doc = {
         "n": a.n,
         "d": a.d,
         "labels": a.names,
@@ -601,6 +631,10 @@ def to_json(a: HeadAnalysis) -> dict:
         },
         "cells": a.cells,
     }
+    if not with_evidence:
+        for key in EVIDENCE_KEYS:
+            del doc[key]
+    return doc
 
 
 def _name(a: HeadAnalysis, i: int) -> str:
@@ -617,6 +651,13 @@ def format_text(a: HeadAnalysis, source: str, *, limit: int = 20) -> str:
     """The readable report printed without ``--json``."""
     lines = [f"analysis of {source}: {a.n} label{'s' if a.n != 1 else ''} in dimension "
              f"{a.d} (labels from 0)"]
+    c = a.cosine
+    frac = c.fraction_cannot_tie
+    # The paper's question first: does the nearest label by cosine compete?
+    lines.append(f"nearest cosine neighbour cannot tie: {c.nearest_not_tie} of "
+                 f"{c.labels_compared} labels; neighbour pairs that cannot tie: "
+                 f"{c.neighbour_pairs_cannot_tie} of {c.neighbour_pairs}"
+                 + (f" ({100 * frac:.1f}%)" if frac is not None else ""))
     un = a.argmax.unargmaxable
     lines.append(f"argmaxable: {a.n - len(un)} of {a.n} labels, each with an exact "
                  "witness input x (label i alone has the largest logit w_i . x)"
@@ -645,7 +686,6 @@ def format_text(a: HeadAnalysis, source: str, *, limit: int = 20) -> str:
         lines.append("  " + ", ".join(f"{i}-{j}" for i, j in shown)
                      + (f", ... ({len(ties) - len(shown)} more)" if len(ties) > len(shown)
                         else ""))
-    c = a.cosine
     lines.append(f"cosine versus competition ({c.k} nearest by cosine; 'no' = certified "
                  "unable to tie, '?' = not decided):")
     width = max((len(_name(a, i)) for i in range(min(a.n, limit))), default=5)
@@ -665,11 +705,6 @@ def format_text(a: HeadAnalysis, source: str, *, limit: int = 20) -> str:
                      f"{ptxt or 'none'}")
     if a.n > limit:
         lines.append(f"  ... {a.n - limit} more labels (--json gives all)")
-    frac = c.fraction_cannot_tie
-    lines.append(f"nearest cosine neighbour cannot tie: {c.nearest_not_tie} of "
-                 f"{c.labels_compared} labels; neighbour pairs that cannot tie: "
-                 f"{c.neighbour_pairs_cannot_tie} of {c.neighbour_pairs}"
-                 + (f" ({100 * frac:.1f}%)" if frac is not None else ""))
     if a.cells is not None:
         for kind, title in (("sign", "sign pattern S(W)"), ("ranking", "ranking pattern R(W)")):
             e = a.cells[kind]

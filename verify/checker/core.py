@@ -63,6 +63,7 @@ from itertools import combinations
 
 __all__ = ["FORMAT", "CertificateError", "UnknownFormat", "RATIONALS",
            "check_certificate", "check_pattern", "parallel_classes", "load_certificate",
+           "parse_json",
            "main",
            # the parts that verify.checker.roots and verify.checker.claims build on
            "braid", "check_count", "check_differences", "check_multipliers",
@@ -584,13 +585,65 @@ def load_certificate(path):
     """
     with open(path, encoding="utf-8") as handle:
         text = handle.read()
+    return parse_json(text)
+
+
+def parse_json(text: str):
+    """Parse JSON text, refusing duplicate keys and NaN/Infinity (``ValueError``)."""
     return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
 
 
-USAGE = ("usage: python -m verify check FILE...\n"
-         "Check verify-certificate/1 files with the standard library alone. Exit status: "
-         "0 if every file is valid, 1 if a certificate is invalid, 2 if a file cannot be "
-         "read or is not a known format.")
+USAGE = ("usage: python -m verify check [--arithmetic auto|python|numpy] FILE...\n"
+         "       python -m verify check CERT.zip --matrix FILE [--tensor NAME] "
+         "[--bias NAME|FILE]\n"
+         "Check verify-certificate/1 files with the standard library alone (analyze "
+         "archives of large heads with numpy if it is importable; --arithmetic chooses). "
+         "--matrix confirms that an analyze certificate's Z is the scale times the "
+         "head read from FILE. Exit status: 0 if every file is valid, 1 if a "
+         "certificate is invalid, 2 if a file cannot be read or is not a known format.")
+
+
+def _options(argv):
+    """``(files, {"arithmetic": ...})``, or an error message for a bad option."""
+    files, options, k = [], {"arithmetic": "auto"}, 0
+    while k < len(argv):
+        arg = argv[k]
+        if arg == "--arithmetic" or arg.startswith("--arithmetic="):
+            value = arg.split("=", 1)[1] if "=" in arg else (
+                argv[k + 1] if k + 1 < len(argv) else None)
+            if value not in ("auto", "python", "numpy"):
+                return files, "--arithmetic expects auto, python or numpy"
+            options["arithmetic"] = value
+            k += 1 if "=" in arg else 2
+            continue
+        files.append(arg)
+        k += 1
+    return files, options
+
+
+def _is_zip(path) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(4) == b"PK\x03\x04"
+    except OSError:
+        return False
+
+
+def _check_archive(analyze, path, options) -> int:
+    """Check an ``analyze`` certificate archive (``checker/analyze.py``); the status."""
+    try:
+        summary = analyze.check_file(path, backend=options["arithmetic"])
+    except UnknownFormat as exc:
+        print(f"{path}: ERROR: {exc}", file=sys.stderr)
+        return 2
+    except CertificateError as exc:
+        print(f"{path}: INVALID: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"{path}: ERROR: cannot read: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    print(f"{path}: OK ({summary})")
+    return 0
 
 
 def main(argv) -> int:
@@ -598,8 +651,16 @@ def main(argv) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE, file=sys.stdout if argv else sys.stderr)
         return 0 if argv else 2
+    argv, options = _options(argv)
+    if isinstance(options, str):
+        print(f"verify check: {options}", file=sys.stderr)
+        return 2
     status = 0
     for path in argv:
+        if _is_zip(path):  # an analyze certificate: checker/analyze.py
+            status = max(status, _check_archive(import_module("verify.checker.analyze"),
+                                                path, options))
+            continue
         try:
             obj = load_certificate(path)
         except OSError as exc:
