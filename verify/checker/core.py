@@ -63,7 +63,7 @@ from itertools import combinations
 
 __all__ = ["FORMAT", "CertificateError", "UnknownFormat", "RATIONALS",
            "check_certificate", "check_pattern", "parallel_classes", "load_certificate",
-           "main",
+           "parse_json", "check_file", "streamed_checker", "main",
            # the parts that verify.checker.roots and verify.checker.claims build on
            "braid", "check_count", "check_differences", "check_multipliers",
            "check_sign_pattern", "check_witness", "complete_pattern", "digits_to_int",
@@ -584,7 +584,38 @@ def load_certificate(path):
     """
     with open(path, encoding="utf-8") as handle:
         text = handle.read()
+    return parse_json(text)
+
+
+def parse_json(text):
+    """JSON text (``str`` or UTF-8 ``bytes``) parsed, refusing duplicate keys and
+    NaN/Infinity (``ValueError``)."""
     return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+
+
+#: Files that begin with these bytes are streamed certificates, checked line by line by
+#: the module named (``docs/certificates.md``, "Streamed ranking-pattern certificates").
+STREAMED = {b'{"format":"verify-certificate-stream/1"': "verify.checker.stream"}
+
+
+def streamed_checker(path):
+    """The module that checks the file at ``path`` if it is a streamed certificate, else
+    None (``OSError`` if it cannot be read)."""
+    with open(path, "rb") as handle:
+        head = handle.read(max(map(len, STREAMED)))
+    return next((module for start, module in STREAMED.items() if head.startswith(start)),
+                None)
+
+
+def check_file(path) -> str:
+    """Check the certificate file at ``path`` (a JSON certificate, or a streamed one);
+    return the summary. Raises ``OSError`` if it cannot be read, ``ValueError`` if it is
+    not JSON, :class:`CertificateError` (or :class:`UnknownFormat`) as
+    :func:`check_certificate` does."""
+    module = streamed_checker(path)
+    if module is not None:
+        return import_module(module).check_stream_file(path)
+    return check_certificate(load_certificate(path))
 
 
 USAGE = ("usage: python -m verify check FILE...\n"
@@ -601,7 +632,8 @@ def main(argv) -> int:
     status = 0
     for path in argv:
         try:
-            obj = load_certificate(path)
+            streamed = streamed_checker(path)
+            obj = None if streamed else load_certificate(path)
         except OSError as exc:
             print(f"{path}: ERROR: cannot read: {exc.strerror or exc}", file=sys.stderr)
             status = 2
@@ -612,7 +644,11 @@ def main(argv) -> int:
             status = 2
             continue
         try:
-            summary = check_certificate(obj)
+            summary = (check_certificate(obj) if streamed is None
+                       else import_module(streamed).check_stream_file(path))
+        except OSError as exc:
+            print(f"{path}: ERROR: cannot read: {exc.strerror or exc}", file=sys.stderr)
+            status = 2
         except UnknownFormat as exc:
             print(f"{path}: ERROR: {exc}", file=sys.stderr)
             status = 2
