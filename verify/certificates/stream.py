@@ -202,7 +202,7 @@ class _Runs:
             self._spill()
 
     def _spill(self) -> None:
-        rows = np.unique(np.concatenate(self.pending), axis=0)  # sorted like bytes
+        rows = _sorted_unique(np.concatenate(self.pending))
         path = os.path.join(self.directory, f"run{len(self.paths)}")
         rows.tofile(path)
         self.paths.append(path)
@@ -216,6 +216,18 @@ class _Runs:
             if key != previous:
                 yield key
                 previous = key
+
+
+def _sorted_unique(rows: np.ndarray) -> np.ndarray:
+    """The distinct rows of a ``uint8`` array in the order of their bytes."""
+    width = rows.shape[1]
+    padded = np.zeros((len(rows), width + (-width) % 8), dtype=np.uint8)
+    padded[:, :width] = rows
+    words = padded.view(">u8")                      # big-endian: the order of the bytes
+    rows = rows[np.lexsort(words.T[::-1])]
+    fresh = np.ones(len(rows), dtype=bool)
+    fresh[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    return rows[fresh]
 
 
 def _records(path: str, width: int):
@@ -259,28 +271,38 @@ def refutation_lines(packed: np.ndarray, V: list[list[int]]) -> tuple[bytes, int
     Returns the lines and their number; raises ``AssertionError`` if an orthant is not
     empty (then the enumerated pattern was not complete).
     """
+    add = np.strings.add
     n = len(V)
     N = n * (n - 1) // 2
     signs = np.where(np.unpackbits(packed, axis=1, count=N) == 1, -1, 1).astype(np.int8)
     rankings = rankings_of(signs, n)
-    strings = sign_text(signs)
+    strings = np.ascontiguousarray(sign_text(signs)).view(f"S{N}").ravel().astype(str)
     pair_row = np.zeros((n, n), dtype=np.intp)
     for r, (i, j) in enumerate(combinations(range(n), 2)):
         pair_row[i, j] = pair_row[j, i] = r
     chains = pair_row[rankings[:, :-1], rankings[:, 1:]]
     found = _batch_multipliers(V, rankings)
-    lines = []
-    for t, ranking in enumerate(rankings.tolist()):
-        text = strings[t].tobytes().decode("ascii")
-        chain = chains[t].tolist()
-        y = found[t] if found is not None and found[t].any() else \
-            _chain_multipliers(V, ranking)
-        pairs = (sorted([r, str(v)] for r, v in zip(chain, y.tolist() if hasattr(y, "tolist")
-                                                    else y) if v)
-                 if y is not None else _gordan_multipliers(_braid_rows(V), text, chain))
-        lines.append(f'{{"signs":"{text}","multipliers":'
-                     f'{json.dumps(pairs, separators=(",", ":"))}}}\n')
-    return "".join(lines).encode("ascii"), len(lines)
+    if found is None:
+        found = np.zeros(chains.shape, dtype=np.int64)
+    # [row,"y"] for the non-zero multipliers, by increasing row.
+    order = np.argsort(chains, axis=1)
+    rows = np.take_along_axis(chains, order, axis=1)
+    y = np.take_along_axis(found, order, axis=1)
+    entries = np.where(y > 0, add(add(add(add("[", rows.astype(str)), ',"'), y.astype(str)),
+                                  '"],'), "")
+    joined = entries[:, 0]
+    for p in range(1, entries.shape[1]):
+        joined = add(joined, entries[:, p])
+    lines = add(add(add(add('{"signs":"', strings), '","multipliers":['),
+                    np.strings.rstrip(joined, ",")), "]}\n")
+    for t in np.nonzero(~(found > 0).any(axis=1))[0]:
+        ranking, chain = rankings[t].tolist(), chains[t].tolist()
+        exact = _chain_multipliers(V, ranking)
+        pairs = (sorted([r, str(v)] for r, v in zip(chain, exact) if v) if exact is not None
+                 else _gordan_multipliers(_braid_rows(V), str(strings[t]), chain))
+        lines[t] = (f'{{"signs":"{strings[t]}","multipliers":'
+                    f'{json.dumps(pairs, separators=(",", ":"))}}}\n')
+    return "".join(lines.tolist()).encode("ascii"), len(lines)
 
 
 def _braid_rows(V):
@@ -328,13 +350,14 @@ def _batch_multipliers(V, rankings: np.ndarray) -> np.ndarray | None:
         active &= np.isfinite(least)
         tie = ratio <= least[:, None] + 1e-12
         leave = np.argmin(np.where(tie, basis, p + m), axis=1)   # Bland: first variable
-        idx = np.nonzero(active)[0]
-        if not len(idx):
+        if not active.any():
             break
-        pivot = T[idx, leave[idx], :] / column[idx, leave[idx]][:, None]
-        T[idx] -= column[idx][:, :, None] * pivot[:, None, :]
-        T[idx, leave[idx], :] = pivot
-        basis[idx, leave[idx]] = j[idx]
+        # Pivot every problem at once; a finished one pivots on nothing (factor 0).
+        at = column[every, leave]
+        pivot = T[every, leave, :] / np.where(active, at, 1.0)[:, None]
+        T -= (column * active[:, None])[:, :, None] * pivot[:, None, :]
+        T[every, leave, :] = np.where(active[:, None], pivot, T[every, leave, :])
+        basis[every, leave] = np.where(active, j, basis[every, leave])
     # The basic solution times |det| of its basis is an integer vector (Cramer).
     full = np.concatenate([A, np.broadcast_to(np.eye(m), (B, m, m))], axis=2)
     det = np.abs(np.round(np.linalg.det(np.take_along_axis(full, basis[:, None, :],
