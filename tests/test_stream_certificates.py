@@ -258,6 +258,9 @@ def test_an_empty_pattern_with_cells(tmp_path):
     rejected(path, objects[:1] + [{"signs": "+++", "witness": ["1", "0"],
                                    "ranking": [0, 1, 2]}] + objects[1:],
              "witness gives label 0 the logit 1, not above label 1")
+    # a refutation that holds (the zero row alone) is still out of place here
+    rejected(path, objects[:1] + [{"signs": "+++", "multipliers": [[0, "1"]]}] + objects[1:],
+             "the pattern is empty, but 0 cells and 1 refutations are listed")
 
 
 # --- the writer --------------------------------------------------------------------------
@@ -378,3 +381,32 @@ def test_every_dropped_refutation_is_missed(tmp_path, W, affine):
     assert refutations
     for k in refutations:
         rejected(path, objects[:k] + objects[k + 1:], "incomplete")
+
+
+def test_the_multiplier_finders_propose_nothing_for_cells(tmp_path):
+    """For rankings that are cells no multipliers exist: the batch simplex and the
+    per-ranking kernel must give none (their exact checks reject the floating-point
+    proposals), and for the refuted rankings what they give must be exact."""
+    W = np.random.default_rng(0).integers(-5, 6, size=(6, 3)).tolist()
+    path = tmp_path / "c.jsonl"
+    write_ranking_certificate(path, W, affine=False)
+    objects = lines_of(path)
+    cells = np.array([o["ranking"] for o in objects if "witness" in o])
+    assert not writer._batch_multipliers(W, cells).any()
+    assert all(writer._chain_multipliers(W, r) is None for r in cells.tolist())
+    n = len(W)
+    pairs = list(combinations(range(n), 2))
+    refuted = []
+    for o in objects:
+        if "multipliers" in o:
+            wins = [0] * n
+            for (i, j), s in zip(pairs, o["signs"]):
+                wins[i if s == "+" else j] += 1
+            refuted.append(sorted(range(n), key=lambda i: -wins[i]))
+    found = writer._batch_multipliers(W, np.array(refuted))
+    V = np.array(W)
+    for ranking, y in zip(refuted, found):
+        chain = V[ranking[:-1]] - V[ranking[1:]]
+        assert (y >= 0).all() and y.any() and not (y @ chain).any()
+        exact = writer._chain_multipliers(W, ranking)
+        assert exact is not None and min(exact) >= 0 and not (np.array(exact) @ chain).any()
