@@ -13,7 +13,9 @@ With ``--modes`` the same matrices go through the command line as well, each run
 
 ``api`` is ``ranking_pattern`` in a child process; ``json`` is ``pattern --json``,
 ``jsonl``/``npz`` the streamed formats (to a file in a temporary directory), ``count``
-is ``--count-only``. The last column is CPU time over the API's. The machine is
+is ``--count-only``, ``cert`` is ``--count-only`` with the streamed certificate
+(``--certificate-format jsonl``) and ``check`` is ``python -m verify check`` of that
+certificate (after ``cert``). The last column is CPU time over the API's. The machine is
 shared, so compare CPU seconds rather than wall time.
 """
 
@@ -76,6 +78,7 @@ def run_modes(args) -> None:
             path = Path(tmp) / "W.json"
             path.write_text(json.dumps(matrix(n, d, args.seed)))
             api_cpu, cells = None, None
+            cert = Path(tmp) / "W.cert.jsonl"
             for mode in args.modes.split(","):
                 base = [sys.executable, "-m", "verify", "pattern", "--kind", "ranking",
                         "--matrix", str(path), "--jobs", str(args.jobs)]
@@ -88,16 +91,23 @@ def run_modes(args) -> None:
                     command = base + ["--format", mode, "--output", str(Path(tmp) / f"p.{mode}")]
                 elif mode == "count":
                     command = base + ["--count-only", "--json"]
+                elif mode == "cert":
+                    command = base + ["--count-only", "--json", "--certificate", str(cert),
+                                      "--certificate-format", "jsonl"]
+                elif mode == "check":
+                    command = [sys.executable, "-m", "verify", "check", str(cert)]
                 else:
                     raise SystemExit(f"unknown mode {mode}")
                 r = timed(command)
                 if mode == "api":
                     api_cpu, cells = r["cpu"], json.loads(r["stdout"])["cells"]
-                elif mode == "count":
+                elif mode in ("count", "cert"):
                     got = json.loads(r["stdout"])
                     cells = got["count"]
                     if got["zaslavsky"] not in (None, cells):
                         raise RuntimeError(f"count {cells} != Zaslavsky {got['zaslavsky']}")
+                elif mode == "check":
+                    cells = int(re.search(r"OK \(ranking pattern, (\d+) cell", r["stdout"])[1])
                 elif mode == "npz":
                     import numpy as np
 
@@ -113,7 +123,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--cases", default="8x3,10x4,8x5")
     parser.add_argument("--method", default="cocircuits", choices=("cocircuits", "graph"))
-    parser.add_argument("--modes", help="api,json,jsonl,npz,count: time the command line")
+    parser.add_argument("--modes", help="api,json,jsonl,npz,count,cert,check: time the "
+                                        "command line")
     parser.add_argument("--jobs", type=int, default=1, help="--jobs for the command line")
     args = parser.parse_args()
     if args.modes:

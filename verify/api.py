@@ -170,17 +170,17 @@ def check_claim(claim: str, **options):
 
 
 def check_certificate(certificate) -> str:
-    """Check a certificate (a parsed JSON object, or the path of its file) with the
-    independent, standard-library-only checker (:mod:`verify.checker.core`); return the
-    one-line summary of what it proves, or raise
+    """Check a certificate (a parsed JSON object, or the path of a JSON or a streamed
+    certificate file) with the independent, standard-library-only checker
+    (:mod:`verify.checker.core`); return the one-line summary of what it proves, or raise
     :class:`~verify.checker.core.CertificateError` naming the failed check.
 
     >>> from verify.certificates.writers import pattern_certificate
     >>> check_certificate(pattern_certificate([[1, 0], [0, 1]], kind="sign", affine=False))
     'sign pattern, 4 cells, complete'
     """
-    from verify.checker.core import check_certificate as check, load_certificate
+    from verify.checker.core import check_certificate as check, check_file
 
     if not isinstance(certificate, dict):
-        certificate = load_certificate(certificate)
+        return check_file(certificate)  # a JSON or a streamed certificate
     return check(certificate)

@@ -78,6 +78,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "for every empty neighbouring orthant) that 'python -m verify "
                         "check PATH' re-checks with the standard library alone; written "
                         "atomically, byte-identical for the same input")
+    p.add_argument("--certificate-format", choices=("json", "jsonl"), default="json",
+                   help="json (default): one JSON object, built in memory; jsonl: the "
+                        "streamed certificate of a ranking pattern (JSON Lines, cells "
+                        "sorted, Gordan multipliers only for the adjacent swaps that are "
+                        "not cells), written and checked in bounded memory, for millions "
+                        "of cells; uses --jobs and --scheduler")
     p.set_defaults(run=run_pattern)
 
     p = sub.add_parser("list", help="list the claims that can be checked",
@@ -427,9 +433,22 @@ def run_pattern(args) -> int:
     if args.method != "cocircuits" and (streamed or args.jobs > 1 or args.scheduler):
         raise InputError("--format jsonl/npz, --count-only, --jobs and --scheduler use "
                          "the cocircuit method: leave out --method graph")
+    if args.certificate_format != "json" and not args.certificate:
+        raise InputError("--certificate-format needs --certificate PATH")
+    if args.certificate_format == "jsonl" and (args.kind != "ranking" or
+                                               args.method != "cocircuits"):
+        raise InputError("--certificate-format jsonl is the streamed certificate of a "
+                         "ranking pattern: use --kind ranking (and the cocircuit method)")
     rows = read_matrix(args.matrix)
     n, d = len(rows), len(rows[0])
-    if args.certificate:
+    if args.certificate and args.certificate_format == "jsonl":
+        from verify.certificates.stream import write_ranking_certificate
+
+        written = write_ranking_certificate(args.certificate, rows, affine=args.affine,
+                                            jobs=args.jobs, scheduler=args.scheduler)
+        print(f"verify: certificate written to {args.certificate} ({written['cells']} "
+              f"cells, {written['refutations']} refutations)", file=sys.stderr)
+    elif args.certificate:
         from verify.certificates.writers import pattern_certificate, write_certificate
 
         write_certificate(args.certificate,

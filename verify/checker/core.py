@@ -63,8 +63,7 @@ from itertools import combinations
 
 __all__ = ["FORMAT", "CertificateError", "UnknownFormat", "RATIONALS",
            "check_certificate", "check_pattern", "parallel_classes", "load_certificate",
-           "parse_json",
-           "main",
+           "parse_json", "check_file", "streamed_checker", "main",
            # the parts that verify.checker.roots and verify.checker.claims build on
            "braid", "check_count", "check_differences", "check_multipliers",
            "check_sign_pattern", "check_witness", "complete_pattern", "digits_to_int",
@@ -588,15 +587,44 @@ def load_certificate(path):
     return parse_json(text)
 
 
-def parse_json(text: str):
-    """Parse JSON text, refusing duplicate keys and NaN/Infinity (``ValueError``)."""
+def parse_json(text):
+    """JSON text (``str`` or UTF-8 ``bytes``) parsed, refusing duplicate keys and
+    NaN/Infinity (``ValueError``)."""
     return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+
+
+#: Files that begin with these bytes are streamed certificates, checked line by line by
+#: the module named (``docs/certificates.md``, "Streamed ranking-pattern certificates").
+STREAMED = {b'{"format":"verify-certificate-stream/1"': "verify.checker.stream"}
+
+
+def streamed_checker(path):
+    """The module that checks the file at ``path`` if it is a streamed certificate, else
+    None (``OSError`` if it cannot be read)."""
+    with open(path, "rb") as handle:
+        head = handle.read(max(map(len, STREAMED)))
+    return next((module for start, module in STREAMED.items() if head.startswith(start)),
+                None)
+
+
+def check_file(path) -> str:
+    """Check the certificate file at ``path`` (a JSON certificate, a streamed one, or an
+    ``analyze`` archive); return the summary. Raises ``OSError`` if it cannot be read, ``ValueError`` if it is
+    not JSON, :class:`CertificateError` (or :class:`UnknownFormat`) as
+    :func:`check_certificate` does."""
+    if _is_zip(path):  # an analyze certificate archive: checker/analyze.py
+        return import_module("verify.checker.analyze").check_file(path)
+    module = streamed_checker(path)
+    if module is not None:
+        return import_module(module).check_stream_file(path)
+    return check_certificate(load_certificate(path))
 
 
 USAGE = ("usage: python -m verify check [--arithmetic auto|python|numpy] FILE...\n"
          "       python -m verify check CERT.zip --matrix FILE [--tensor NAME] "
          "[--bias NAME|FILE]\n"
-         "Check verify-certificate/1 files with the standard library alone (analyze "
+         "Check verify-certificate/1 files (JSON, streamed JSON Lines, or analyze archives) "
+         "with the standard library alone (analyze "
          "archives of large heads with numpy if it is importable; --arithmetic chooses). "
          "--matrix confirms that an analyze certificate's Z is the scale times the "
          "head read from FILE. Exit status: 0 if every file is valid, 1 if a "
@@ -662,7 +690,8 @@ def main(argv) -> int:
                                                 path, options))
             continue
         try:
-            obj = load_certificate(path)
+            streamed = streamed_checker(path)
+            obj = None if streamed else load_certificate(path)
         except OSError as exc:
             print(f"{path}: ERROR: cannot read: {exc.strerror or exc}", file=sys.stderr)
             status = 2
@@ -673,7 +702,11 @@ def main(argv) -> int:
             status = 2
             continue
         try:
-            summary = check_certificate(obj)
+            summary = (check_certificate(obj) if streamed is None
+                       else import_module(streamed).check_stream_file(path))
+        except OSError as exc:
+            print(f"{path}: ERROR: cannot read: {exc.strerror or exc}", file=sys.stderr)
+            status = 2
         except UnknownFormat as exc:
             print(f"{path}: ERROR: {exc}", file=sys.stderr)
             status = 2
