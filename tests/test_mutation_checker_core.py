@@ -119,3 +119,21 @@ def test_square_root_numbers_show_the_value_refused():
     with pytest.raises(CertificateError,
                        match=r'^x: zero denominator or radicand: "2\*sqrt\(0\)"$'):
         SQUARE_ROOTS.parse("2*sqrt(0)", "x")
+
+
+def test_files_are_read_as_utf8_whatever_the_locale(tmp_path, monkeypatch):
+    # A reader that falls back to Latin-1 when no encoding is given (as a Latin-1
+    # locale would): the certificate's non-ASCII text must still come back unchanged.
+    import builtins
+
+    from verify.checker import core
+
+    real_open = builtins.open
+
+    def latin1_locale_open(file, mode="r", *args, encoding=None, **kwargs):
+        return real_open(file, mode, *args, encoding=encoding or "latin-1", **kwargs)
+
+    path = tmp_path / "family.json"
+    path.write_text('{"family": "Zaslavsky \u2013 n \u2264 5"}', encoding="utf-8")
+    monkeypatch.setattr(core, "open", latin1_locale_open, raising=False)
+    assert load_certificate(path) == {"family": "Zaslavsky \u2013 n \u2264 5"}
