@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from fractions import Fraction
 from functools import lru_cache
 
@@ -113,7 +114,8 @@ def small_translation_certificate(claim: str, keep=8) -> dict:
     pairs, us = cert["input"]["pairs"], cert["evidence"]["translations"]
     keep_at = list(range(keep))
     if claim == "lemma 3.3":
-        keep_at.append(next(k for k, p in enumerate(pairs) if p[0] == p[1]))
+        equal = next(k for k, p in enumerate(pairs) if p[0] == p[1])
+        keep_at = sorted(set(keep_at) | {equal})
     cert["input"]["pairs"] = [pairs[k] for k in keep_at]
     cert["evidence"]["translations"] = [us[k] for k in keep_at]
     return cert
@@ -1134,3 +1136,67 @@ def test_single_matrix_cosine_certificates_are_not_sweeps():
         "lemma 5.3, S(C(W)) = S(W):")
     with pytest.raises(CertificateError, match=r"^input: expected an object, got \[\]$"):
         CHECKS["theorem 5.6"]([], result["assertion"], result["evidence"])
+
+
+# --- every place is named --------------------------------------------------------------
+
+INSTANCE_CLAIMS = ("lemma 3.1", "lemma 3.2", "lemma 3.3", "theorem 3.4", "appendix D",
+                   "example C.1", "example C.2", "example C.3") + STECK
+
+
+def instance_certificate(claim):
+    if claim in ("lemma 3.2", "lemma 3.3"):
+        return small_translation_certificate(claim, keep=3)
+    return fresh(claim)
+
+
+def _leaves(obj, path):
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            yield from _leaves(value, path + [key])
+    elif isinstance(obj, list):
+        for k, value in enumerate(obj):
+            yield from _leaves(value, path + [k])
+    else:
+        yield path, obj
+
+
+def _place(path) -> str:
+    """A path as the checker writes it: ``evidence.no_ties[0].t``."""
+    return path[0] + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path[1:])
+
+
+@pytest.mark.parametrize("claim", INSTANCE_CLAIMS)
+def test_a_number_that_is_not_a_string_is_named_by_its_place(claim):
+    cert = instance_certificate(claim)
+    for part in ("input", "assertion", "evidence"):
+        for path, value in _leaves(cert[part], [part]):
+            if not isinstance(value, str):
+                continue
+            # A statement's decimal and a no-tie multiplier are named by their holder.
+            named = path[:-1] if path[-1] == "paper" or (
+                len(path) > 3 and path[-3] == "multipliers") else path
+            altered = copy.deepcopy(cert)
+            holder = altered
+            for key in path[:-1]:
+                holder = holder[key]
+            holder[path[-1]] = 7
+            with pytest.raises(CertificateError) as error:
+                check_certificate(altered)
+            assert str(error.value).startswith(_place(named) + ": "), (path, error.value)
+
+
+@pytest.mark.parametrize("claim", INSTANCE_CLAIMS)
+def test_missing_and_unexpected_keys_are_named_with_their_part(claim):
+    cert = instance_certificate(claim)
+    for part in ("input", "assertion", "evidence"):
+        for key in cert[part]:
+            altered = copy.deepcopy(cert)
+            del altered[part][key]
+            rejects(altered, rf"^{part}: missing '{re.escape(key)}'$")
+        altered = copy.deepcopy(cert)
+        altered[part]["zz"] = "1"
+        rejects(altered, rf"^{part}: unexpected 'zz'$")
+        altered = copy.deepcopy(cert)
+        altered[part] = []
+        rejects(altered, rf"^{part}: expected an object, got \[\]$")
