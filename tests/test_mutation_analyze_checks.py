@@ -1,0 +1,220 @@
+"""The exact checks of ``analyze`` against their definitions, on random and forged input.
+
+``is_argmax_witness``, ``is_argmax_certificate``, ``is_tie_witness``,
+``is_no_tie_certificate`` and ``motzkin_sum_vanishes`` decide every answer of
+``verify analyze`` before it is reported. Here each is compared with its definition,
+evaluated with ``fractions.Fraction``, on random integer heads and points, and handed
+certificates that are right except for one condition (a negative multiplier with a
+vanishing sum, all-zero multipliers, a multiplier on label ``i`` or ``j`` or outside the
+head, a point where a third label reaches the top).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verify.analyze.argmax import is_argmax_certificate, is_argmax_witness
+from verify.analyze.ties import (
+    NoTieCertificate,
+    is_no_tie_certificate,
+    is_tie_witness,
+    motzkin_sum_vanishes,
+)
+
+entries = st.integers(-3, 3)
+
+
+@st.composite
+def heads(draw, min_labels=2):
+    n = draw(st.integers(min_labels, 5))
+    d = draw(st.integers(1, 3))
+    return [[draw(entries) for _ in range(d)] for _ in range(n)]
+
+
+def logits(W, x):
+    return [sum(Fraction(a) * b for a, b in zip(w, x)) for w in W]
+
+
+def combination(W, i, pairs, j=None, t=0):
+    """``t (w_i - w_j) + sum_k y_k (w_i - w_k)``, coordinate by coordinate."""
+    d = len(W[i])
+    total = [Fraction(t) * (W[i][c] - W[j][c]) if j is not None else Fraction(0)
+             for c in range(d)]
+    for k, y in pairs:
+        total = [s + Fraction(y) * (W[i][c] - W[k][c]) for c, s in enumerate(total)]
+    return total
+
+
+@settings(max_examples=100, deadline=None)
+@given(heads(), st.data())
+def test_argmax_witness_is_the_definition(W, data):
+    i = data.draw(st.integers(0, len(W) - 1))
+    x = [Fraction(data.draw(entries), data.draw(st.integers(1, 3))) for _ in W[0]]
+    top = logits(W, x)
+    expected = all(v < top[i] for k, v in enumerate(top) if k != i)
+    assert is_argmax_witness(W, i, x) is expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(heads(min_labels=3), st.data())
+def test_tie_witness_is_the_definition(W, data):
+    i, j = data.draw(st.lists(st.integers(0, len(W) - 1), min_size=2, max_size=2,
+                              unique=True))
+    x = [Fraction(data.draw(entries)) for _ in W[0]]
+    v = logits(W, x)
+    expected = v[i] == v[j] and all(v[k] < v[i] for k in range(len(W)) if k not in (i, j))
+    assert is_tie_witness(W, i, j, x) is expected
+
+
+def test_tie_witness_rejects_a_third_label_at_the_top():
+    W = [[1, 0], [-1, 0], [0, 0], [0, -1]]
+    # at x = (0, 1): logits 0, 0, 0, -1: label 2 reaches the top as well
+    assert not is_tie_witness(W, 0, 1, [0, 1])
+    W = [[1, 1], [-1, 1], [0, 1], [0, -1]]
+    # at x = (0, 1): logits 1, 1, 1, -1: labels 0, 1 tie and label 2 ties with them
+    assert not is_tie_witness(W, 0, 1, [0, 1])
+    assert not is_tie_witness(W, 0, 2, [0, 1])
+    # at x = (0, 1) with label 2 lowered it is a tie point
+    W[2] = [0, 0]
+    assert is_tie_witness(W, 0, 1, [0, 1])
+    # the two labels must tie exactly
+    assert not is_tie_witness(W, 0, 1, [Fraction(1, 10**30), 1])
+    # a tie below another label is not a tie for the top
+    W[3] = [0, 2]
+    assert not is_tie_witness(W, 0, 1, [0, 1])
+
+
+@st.composite
+def argmax_certificates(draw):
+    """A head with label ``i`` a non-negative combination of the others (so it is never
+    strictly first) and the multipliers that show it."""
+    W = draw(heads(min_labels=2))
+    n, d = len(W), len(W[0])
+    i = draw(st.integers(0, n - 1))
+    others = [k for k in range(n) if k != i]
+    ys = [Fraction(draw(st.integers(0, 3)), draw(st.integers(1, 3))) for _ in others]
+    if not any(ys):
+        ys[0] = Fraction(1)
+    total = sum(ys)
+    # w_i = sum_k (y_k / total) w_k: then sum_k y_k (w_i - w_k) = 0
+    W = [[Fraction(a) for a in row] for row in W]
+    W[i] = [sum(y * W[k][c] for y, k in zip(ys, others)) / total for c in range(d)]
+    return W, i, [(k, y) for k, y in zip(others, ys) if y]
+
+
+@settings(max_examples=100, deadline=None)
+@given(argmax_certificates(), st.data())
+def test_argmax_certificates_and_their_single_violations(case, data):
+    W, i, pairs = case
+    assert all(v == 0 for v in combination(W, i, pairs))
+    assert is_argmax_certificate(W, i, pairs)
+    assert is_argmax_certificate(W, i, iter(pairs))  # any iterable of pairs
+    scale = Fraction(data.draw(st.integers(1, 5)), data.draw(st.integers(1, 5)))
+    assert is_argmax_certificate(W, i, [(k, y * scale) for k, y in pairs])
+    # negated: sums to zero, every multiplier <= 0
+    assert not is_argmax_certificate(W, i, [(k, -y) for k, y in pairs])
+    # all zero, and none
+    assert not is_argmax_certificate(W, i, [(k, 0 * y) for k, y in pairs])
+    assert not is_argmax_certificate(W, i, [])
+    # a multiplier on label i itself (its term is zero, so the sum still vanishes)
+    assert not is_argmax_certificate(W, i, pairs + [(i, Fraction(1))])
+    # a label outside the head
+    assert not is_argmax_certificate(W, i, pairs + [(len(W), Fraction(0))])
+    assert not is_argmax_certificate(W, i, pairs + [(-1, Fraction(0))])
+    # one multiplier changed: rejected exactly when the sum no longer vanishes
+    m = data.draw(st.integers(0, len(pairs) - 1))
+    changed = [(k, y + 1 if n == m else y) for n, (k, y) in enumerate(pairs)]
+    assert is_argmax_certificate(W, i, changed) is all(
+        v == 0 for v in combination(W, i, changed))
+
+
+def test_argmax_certificate_with_a_negative_multiplier_and_a_zero_sum():
+    # w_0 = 2 w_1 - w_2: y = (2, -1) sums to zero but is no certificate; w_0 = (0, 0),
+    # w_1 = (1, 0), w_2 = (2, 0): label 0 is first at x = (-1, 0).
+    W = [[0, 0], [1, 0], [2, 0]]
+    assert all(v == 0 for v in combination(W, 0, [(1, 2), (2, -1)]))
+    assert is_argmax_witness(W, 0, [-1, 0])
+    assert not is_argmax_certificate(W, 0, [(1, 2), (2, -1)])
+    assert not is_argmax_certificate(W, 0, [(2, -1), (1, 2)])
+
+
+@st.composite
+def no_tie_certificates(draw):
+    """A head in which ``w_i . x = w_j . x`` forces some other label to at least the same
+    logit: ``t (w_i - w_j) + sum_k y_k (w_i - w_k) = 0`` with ``y >= 0``, ``y != 0``."""
+    W = draw(heads(min_labels=3))
+    n, d = len(W), len(W[0])
+    i, j = draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2, unique=True))
+    others = [k for k in range(n) if k not in (i, j)]
+    ys = [Fraction(draw(st.integers(0, 3))) for _ in others]
+    if not any(ys):
+        ys[0] = Fraction(1)
+    t = Fraction(draw(entries), draw(st.integers(1, 3)))
+    W = [[Fraction(a) for a in row] for row in W]
+    # choose w_i to make the sum vanish: (t + sum y) w_i = t w_j + sum y_k w_k
+    s = t + sum(ys)
+    if s == 0:
+        t += 1
+        s += 1
+    W[i] = [(t * W[j][c] + sum(y * W[k][c] for y, k in zip(ys, others))) / s
+            for c in range(d)]
+    return W, i, j, [(k, y) for k, y in zip(others, ys) if y], t
+
+
+@settings(max_examples=100, deadline=None)
+@given(no_tie_certificates(), st.data())
+def test_no_tie_certificates_and_their_single_violations(case, data):
+    W, i, j, pairs, t = case
+    assert all(v == 0 for v in combination(W, i, pairs, j, t))
+    cert = NoTieCertificate(multipliers=tuple(pairs), tie=t)
+    assert motzkin_sum_vanishes(W, i, j, cert)
+    assert is_no_tie_certificate(W, i, j, cert)
+
+    def forged(multipliers, tie=t):
+        return NoTieCertificate(multipliers=tuple(multipliers), tie=tie)
+
+    assert not is_no_tie_certificate(W, i, j, forged([(k, -y) for k, y in pairs], -t))
+    assert not is_no_tie_certificate(W, i, j, forged([(k, 0 * y) for k, y in pairs], 0))
+    assert not is_no_tie_certificate(W, i, j, forged([]))
+    assert not is_no_tie_certificate(W, i, j, forged(pairs + [(i, Fraction(0))]))
+    assert not is_no_tie_certificate(W, i, j, forged(pairs + [(j, Fraction(0))]))
+    assert not is_no_tie_certificate(W, i, j, forged(pairs + [(len(W), Fraction(0))]))
+    assert not is_no_tie_certificate(W, i, j, forged(pairs + [(-1, Fraction(0))]))
+    # t changed, or one multiplier changed: rejected iff the sum breaks
+    dt = Fraction(data.draw(st.integers(1, 3)))
+    moved = forged(pairs, t + dt)
+    vanishes = all(v == 0 for v in combination(W, i, pairs, j, t + dt))
+    assert motzkin_sum_vanishes(W, i, j, moved) is vanishes
+    assert is_no_tie_certificate(W, i, j, moved) is vanishes
+    m = data.draw(st.integers(0, len(pairs) - 1))
+    changed = [(k, y + 1 if n == m else y) for n, (k, y) in enumerate(pairs)]
+    vanishes = all(v == 0 for v in combination(W, i, changed, j, t))
+    assert is_no_tie_certificate(W, i, j, forged(changed)) is vanishes
+
+
+def test_the_c2_no_tie_forgery_with_a_negative_multiplier():
+    # Example C.2: pair (0, 4) does tie (at x = (-7, -23)); y_2 = -31/69, y_3 = 1,
+    # t = -41/69 is an exact zero sum with a negative multiplier.
+    W = [[Fraction(7, 5), -1], [Fraction(7, 5), 1], [Fraction(-9, 10), Fraction(3, 10)],
+         [-1, 0], [Fraction(-9, 10), Fraction(-3, 10)]]
+    assert is_tie_witness(W, 0, 4, [-7, -23])
+    cert = NoTieCertificate(multipliers=((2, Fraction(-31, 69)), (3, Fraction(1))),
+                            tie=Fraction(-41, 69))
+    assert motzkin_sum_vanishes(W, 0, 4, cert)
+    assert not is_no_tie_certificate(W, 0, 4, cert)
+
+
+def test_motzkin_sum_is_checked_in_every_coordinate():
+    # The sum vanishes in the first coordinate only.
+    W = [[1, 0], [0, 1], [-1, 0]]
+    cert = NoTieCertificate(multipliers=((2, Fraction(1)),), tie=Fraction(-2))
+    # t (w_0 - w_1) + y (w_0 - w_2) = -2 (1, -1) + (2, 0) = (0, 2)
+    assert not motzkin_sum_vanishes(W, 0, 1, cert)
+    assert not is_no_tie_certificate(W, 0, 1, cert)
+    W = [[1, 0], [0, 1], [-1, 2]]
+    # -2 (1, -1) + (2, -2) = (0, 0)
+    assert motzkin_sum_vanishes(W, 0, 1, cert)
+    assert is_no_tie_certificate(W, 0, 1, cert)
