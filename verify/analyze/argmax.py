@@ -86,6 +86,13 @@ from typing import Sequence
 import numpy as np
 from flint import fmpq
 
+from verify.analyze.screen import (
+    MAX_DIMENSION,
+    Float32Rows,
+    mahalanobis,
+    rounding_error_bounds,
+    screened_relaxation,
+)
 from verify.lp.feasibility import GordanCertificate, Witness, strict_feasibility
 from verify.linalg.exact import integer_nullspace
 
@@ -107,6 +114,11 @@ PERCEPTRON_ROUNDS = 60
 FIELD_MAX_LABELS = 40
 #: Over-relaxation factor of the relaxation method (in (0, 2); measured best near 2).
 RELAXATION = 1.9
+#: Heads with at least this many entries get their witnesses from the float32 screen
+#: of :mod:`verify.analyze.screen` (whitened proposals, about one product per label).
+SCREEN_MIN_ENTRIES = 1 << 20
+#: Bits of the argmax witnesses found by the screen (entries at most 2^16).
+SCREEN_POINT_BITS = 16
 
 
 # --- exact checks on the original rows -------------------------------------------------
@@ -210,9 +222,6 @@ def _to_fmpq(x) -> fmpq:
 
 #: Unit roundoff of IEEE binary64.
 UNIT_ROUNDOFF = 2.0 ** -53
-#: Safety factor on the float error bound (covers the rounding of the bound itself and
-#: of the row norms; see :func:`product_error_bounds`).
-BOUND_SAFETY = 2.0
 #: Largest bit length stored as int64 (products are never formed in int64).
 INT64_BITS = 62
 
@@ -364,13 +373,8 @@ def product_error_bounds(row_norms: np.ndarray, X: np.ndarray, d: int,
     factor ``SAFETY = 2`` covers ``gamma_d <= 1.01 d u`` (``d u < 0.01``) and the
     rounding of the norms and of the bound itself, each a relative ``O(d u)``.
     """
-    u = UNIT_ROUNDOFF
-    norm_x = np.sqrt(np.einsum("ij,ij->j", X, X))
-    top_x = np.abs(X).max(axis=0) if X.size else np.zeros(X.shape[1])
-    factor = (d + 2) + np.where(exact, 0.0, 2.0 * np.sqrt(d))
-    R = BOUND_SAFETY * factor * u * norm_x
-    A = BOUND_SAFETY * d * ((absolute_error + 2.0 ** -1074) * (top_x + 1) + 2.0 ** -1073)
-    return R, A
+    return rounding_error_bounds(X, d, unit=UNIT_ROUNDOFF, tiny=2.0 ** -1074,
+                                 absolute_error=absolute_error, exact=exact)
 
 
 def _bit_length(values: np.ndarray) -> int:
@@ -427,6 +431,23 @@ class ExactHead:
             self.F = np.ldexp(approx.astype(np.float64), shift - bits)
             self._absolute_error = 2.0 ** -61  # the truncated low bits, in units of F
         self._row_norms = None
+        self._float32 = None
+        self._mahalanobis = None
+        #: Whether witnesses are searched by the float32 screen (large heads).
+        self.screened = (self.Zarr is not None and self.n * self.d >= SCREEN_MIN_ENTRIES
+                         and self.d <= MAX_DIMENSION)
+
+    def float32_rows(self) -> Float32Rows:
+        """The float32 copy of ``F`` for :mod:`verify.analyze.screen` (cached)."""
+        if self._float32 is None:
+            self._float32 = Float32Rows(self.F, self._absolute_error)
+        return self._float32
+
+    def mahalanobis(self):
+        """Mean and inverse covariance of the rows of ``F`` (cached)."""
+        if self._mahalanobis is None:
+            self._mahalanobis = mahalanobis(self.F)
+        return self._mahalanobis
 
     @classmethod
     def from_array(cls, array: np.ndarray, *, budget=None,
@@ -580,7 +601,9 @@ class ExactHead:
             evidence[0] = Witness(point=tuple(0 for _ in range(d)))
             unique = []
         _tick(progress, n - len(unique))
-        if unique:
+        if unique and self.screened:
+            self._screened_argmax(unique, evidence, progress)
+        elif unique:
             F = self.F
             won, X, rivals = perceptron(F, unique, (F[unique] - F.mean(axis=0)).T,
                                         block=self.perceptron_block())
@@ -592,6 +615,22 @@ class ExactHead:
                 evidence[i] = self._decide_label(i, X[:, c], rivals[c])
                 _tick(progress, 1)
         return ArgmaxAnalysis(n=n, d=d, evidence=tuple(evidence))
+
+    def _screened_argmax(self, unique: list[int], evidence: list, progress) -> None:
+        """Large heads: whitened proposals screened in float32, then per label."""
+        directions = self.mahalanobis()
+        X0 = np.empty((self.d, len(unique)))
+        for lo in range(0, len(unique), CONVERT_ROWS):
+            X0[:, lo:lo + CONVERT_ROWS] = directions.directions(
+                self.F[unique[lo:lo + CONVERT_ROWS]])
+        found, X, rivals = screened_relaxation(self, unique, X0, rounds=PERCEPTRON_ROUNDS,
+                                               bits=SCREEN_POINT_BITS, progress=progress)
+        for c, point in found.items():
+            evidence[unique[c]] = Witness(point=point)
+        for c, i in enumerate(unique):
+            if evidence[i] is None:
+                evidence[i] = self._decide_label(i, X[:, c], rivals[c])
+                _tick(progress, 1)
 
     def _accept_points(self, points: dict, evidence: list, progress) -> list[int]:
         """Certify float candidates exactly; return the labels still undecided."""

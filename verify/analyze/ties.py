@@ -98,6 +98,7 @@ from verify.analyze.argmax import (
     perceptron,
     propose_strict,
 )
+from verify.analyze.screen import screened_relaxation, tie_point
 from verify.lp.feasibility import GordanCertificate, Witness, strict_feasibility
 from verify.linalg.exact import integer_nullspace
 
@@ -120,6 +121,9 @@ ALL_PAIRS_MAX_LABELS = 200
 RAYS_PER_LABEL = 8
 #: Candidate tie points rounded and checked at a time.
 CERTIFY_CHUNK = 4096
+#: Relaxation rounds of the screened tie search, and the bits of its points.
+SCREEN_TIE_ROUNDS = 30
+SCREEN_TIE_BITS = 20
 
 
 @dataclass(frozen=True)
@@ -136,6 +140,27 @@ class NoTieCertificate:
 
     multipliers: tuple
     tie: object
+
+
+class ProjectedTieWitness(TieWitness):
+    """A tie witness of a large head, kept short and computed when read.
+
+    The point is ``v_p x - (v . x) e_p`` (``v = z_i - z_j`` of the exact integer
+    head, ``x`` a short integer point, ``p`` the index of the largest ``|v_p|``; see
+    :func:`verify.analyze.screen.tie_point`): it lies exactly on ``v . x = 0``, and has
+    about twice the digits of the head's integers, so thousands of them would fill
+    the memory as tuples of Python integers; this keeps ``x`` (``d`` int32 entries).
+    """
+
+    def __init__(self, head, i: int, j: int, x, p: int):
+        object.__setattr__(self, "_source", (head, i, j, x, p))
+
+    @property
+    def point(self) -> tuple:
+        return tie_point(*self._source)
+
+    def __reduce__(self):
+        return (TieWitness, (self.point,))
 
 
 def is_tie_witness(W: Sequence[Sequence], i: int, j: int, point: Sequence) -> bool:
@@ -453,17 +478,23 @@ def _decide_rational(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list, progr
     if not open_pairs:
         return out
     wanted = set(open_pairs)
-    # 1. Rays between the two labels' own witnesses.
-    found = _segment_witnesses(head, argmax, open_pairs)
-    extra = {p: e for p, e in found.items() if p not in wanted and p not in out}
-    _settle(out, found, wanted, progress)
-    # 2. A perceptron confined to the hyperplane w_i . x = w_j . x.
-    rest = [p for p in open_pairs if p not in out]
     rivals: dict = {}
     starts: dict = {}
-    if rest:
-        found, rivals, starts = _plane_witnesses(head, argmax, rest)
+    extra: dict = {}
+    if head.screened:
+        # Large heads: whitened proposals on the hyperplanes, screened in float32.
+        found, rivals, starts = _screened_plane_witnesses(head, open_pairs, progress)
+        _settle(out, found, wanted, None)
+    else:
+        # 1. Rays between the two labels' own witnesses.
+        found = _segment_witnesses(head, argmax, open_pairs)
+        extra = {p: e for p, e in found.items() if p not in wanted and p not in out}
         _settle(out, found, wanted, progress)
+        # 2. A perceptron confined to the hyperplane w_i . x = w_j . x.
+        rest = [p for p in open_pairs if p not in out]
+        if rest:
+            found, rivals, starts = _plane_witnesses(head, argmax, rest)
+            _settle(out, found, wanted, progress)
     # 3. One pair at a time: a dependency by NNLS, else the LP, else exact simplex.
     for p in open_pairs:
         if p not in out:
@@ -480,6 +511,37 @@ def _settle(out: dict, found: dict, wanted: set, progress) -> None:
     for p in new:
         out[p] = found[p]
     _tick(progress, len(new))
+
+
+def _screened_plane_witnesses(head: ExactHead, pairs: list, progress):
+    """Tie witnesses from :func:`verify.analyze.screen.screened_relaxation`.
+
+    Starts at the Mahalanobis direction of the midpoint, ``C^-1 ((w_i + w_j)/2 - mu)``,
+    projected onto ``(w_i - w_j) . x = 0``; every witness is proved by the screen or
+    checked exactly. Returns ``(found, rivals, starts)`` like :func:`_plane_witnesses`.
+    """
+    I = np.array([p[0] for p in pairs], dtype=np.intp)
+    J = np.array([p[1] for p in pairs], dtype=np.intp)
+    directions = head.mahalanobis()
+    X0 = np.empty((head.d, len(pairs)))
+    V = np.empty((len(pairs), head.d))
+    for lo in range(0, len(pairs), CERTIFY_CHUNK):
+        a, b = I[lo:lo + CERTIFY_CHUNK], J[lo:lo + CERTIFY_CHUNK]
+        v = head.F[a] - head.F[b]
+        nv = np.linalg.norm(v, axis=1)
+        nv[nv == 0] = 1.0
+        v /= nv[:, None]
+        x = directions.directions((head.F[a] + head.F[b]) / 2)
+        x -= v.T * np.sum(x * v.T, axis=0)[None, :]
+        X0[:, lo:lo + CERTIFY_CHUNK] = x
+        V[lo:lo + CERTIFY_CHUNK] = v
+    found, X, rivals = screened_relaxation(head, I, X0, partners=J, normals=V,
+                                           rounds=SCREEN_TIE_ROUNDS, bits=SCREEN_TIE_BITS,
+                                           progress=progress)
+    witnesses = {pairs[c]: ProjectedTieWitness(head, int(I[c]), int(J[c]), x, p)
+                 for c, (x, p) in found.items()}
+    return (witnesses, {p: rivals[c] for c, p in enumerate(pairs)},
+            {p: X[:, c] for c, p in enumerate(pairs)})
 
 
 def _plane_witnesses(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list):
