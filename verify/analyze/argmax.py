@@ -92,6 +92,7 @@ from verify.analyze.screen import (
     mahalanobis,
     rounding_error_bounds,
     screened_relaxation,
+    small_int_tuple,
 )
 from verify.lp.feasibility import GordanCertificate, Witness, strict_feasibility
 from verify.linalg.exact import integer_nullspace
@@ -119,6 +120,9 @@ RELAXATION = 1.9
 SCREEN_MIN_ENTRIES = 1 << 20
 #: Bits of the argmax witnesses found by the screen (entries at most 2^16).
 SCREEN_POINT_BITS = 16
+#: Labels (or pairs) per task of the screen; fixed, so that the output does not
+#: depend on the number of workers.
+SCREEN_CHUNK = 2048
 
 
 # --- exact checks on the original rows -------------------------------------------------
@@ -586,7 +590,7 @@ class ExactHead:
 
     # -- argmax -----------------------------------------------------------------------------
 
-    def argmax(self, progress=None) -> ArgmaxAnalysis:
+    def argmax(self, progress=None, workers=None) -> ArgmaxAnalysis:
         n, d = self.n, self.d
         evidence: list = [None] * n
         for members in self.equal_row_groups():
@@ -602,7 +606,7 @@ class ExactHead:
             unique = []
         _tick(progress, n - len(unique))
         if unique and self.screened:
-            self._screened_argmax(unique, evidence, progress)
+            self._screened_argmax(unique, evidence, progress, workers)
         elif unique:
             F = self.F
             won, X, rivals = perceptron(F, unique, (F[unique] - F.mean(axis=0)).T,
@@ -616,21 +620,26 @@ class ExactHead:
                 _tick(progress, 1)
         return ArgmaxAnalysis(n=n, d=d, evidence=tuple(evidence))
 
-    def _screened_argmax(self, unique: list[int], evidence: list, progress) -> None:
-        """Large heads: whitened proposals screened in float32, then per label."""
-        directions = self.mahalanobis()
-        X0 = np.empty((self.d, len(unique)))
-        for lo in range(0, len(unique), CONVERT_ROWS):
-            X0[:, lo:lo + CONVERT_ROWS] = directions.directions(
-                self.F[unique[lo:lo + CONVERT_ROWS]])
-        found, X, rivals = screened_relaxation(self, unique, X0, rounds=PERCEPTRON_ROUNDS,
-                                               bits=SCREEN_POINT_BITS, progress=progress)
-        for c, point in found.items():
-            evidence[unique[c]] = Witness(point=point)
-        for c, i in enumerate(unique):
-            if evidence[i] is None:
-                evidence[i] = self._decide_label(i, X[:, c], rivals[c])
-                _tick(progress, 1)
+    def _screened_argmax(self, unique: list[int], evidence: list, progress,
+                         workers=None) -> None:
+        """Large heads: whitened proposals screened in float32 (chunks of
+        ``SCREEN_CHUNK`` labels, on ``workers`` if given), then the rest one by one."""
+        from verify.analyze.parallel import Workers
+
+        rows = np.asarray(unique, dtype=np.intp)
+        chunks = [rows[lo:lo + SCREEN_CHUNK] for lo in range(0, rows.size, SCREEN_CHUNK)]
+        workers = workers or Workers(self)
+        results = workers.map(screen_labels, chunks,
+                              lambda r: _tick(progress, len(r[0])))
+        tasks = []
+        for chunk, (found, left, rivals) in zip(chunks, results):
+            for c, point in found.items():
+                evidence[int(chunk[c])] = Witness(point=small_int_tuple(point,
+                                                                        SCREEN_POINT_BITS))
+            tasks.extend((int(chunk[c]), x, rivals[c]) for c, x in left.items())
+        for (i, _, _), ev in zip(tasks, workers.map(decide_label, tasks,
+                                                    lambda r: _tick(progress, 1))):
+            evidence[i] = ev
 
     def _accept_points(self, points: dict, evidence: list, progress) -> list[int]:
         """Certify float candidates exactly; return the labels still undecided."""
@@ -710,6 +719,23 @@ class ExactHead:
             return Witness(point=_integral(ev.point))
         support = [others[r] for r, _ in ev.multipliers]
         return _normalised(i, support, [y for _, y in ev.multipliers])
+
+
+def screen_labels(head: ExactHead, labels: np.ndarray):
+    """One chunk of :meth:`ExactHead.argmax` for large heads (a task of
+    :class:`verify.analyze.parallel.Workers`): ``(found, left, rivals)`` of
+    :func:`verify.analyze.screen.screened_relaxation`, ``rivals`` only for ``left``."""
+    directions = head.mahalanobis()
+    found, left, rivals = screened_relaxation(
+        head, labels, lambda cols: directions.directions(head.F[labels[cols]]),
+        rounds=PERCEPTRON_ROUNDS, bits=SCREEN_POINT_BITS)
+    return found, left, {c: rivals[c] for c in left}
+
+
+def decide_label(head: ExactHead, task) -> Witness | GordanCertificate:
+    """Label ``i`` of ``task = (i, start, rivals)`` by the per-label methods."""
+    i, start, rivals = task
+    return head._decide_label(i, start, rivals)
 
 
 class Differences:
@@ -1062,7 +1088,7 @@ class FieldHead:
             return GordanCertificate(multipliers=((zero_rows[0], self.one),))
         return strict_feasibility_over(rows, self.one)
 
-    def argmax(self, progress=None) -> ArgmaxAnalysis:
+    def argmax(self, progress=None, workers=None) -> ArgmaxAnalysis:
         evidence = []
         for i in range(self.n):
             others = [k for k in range(self.n) if k != i]

@@ -547,7 +547,8 @@ class HeadAnalysis:
 
 def analyze(W, *, neighbours: int = DEFAULT_NEIGHBOURS, max_cells: int = DEFAULT_MAX_CELLS,
             force: bool = False, cells: bool = True, names: Sequence[str] | None = None,
-            rays: int | None = None, progress=None, budget=None) -> HeadAnalysis:
+            rays: int | None = None, progress=None, budget=None, jobs: int = 1,
+            scheduler: str | None = None) -> HeadAnalysis:
     """Argmaxable labels, tie pairs, cosine neighbours and cell counts of ``W``.
 
     ``progress(description, total)`` may return a progress bar (``update``/``close``).
@@ -557,12 +558,31 @@ def analyze(W, *, neighbours: int = DEFAULT_NEIGHBOURS, max_cells: int = DEFAULT
     :data:`verify.analyze.ties.RAYS_PER_LABEL`; see :func:`verify.analyze.ties.tie_pairs`).
     ``budget`` (a :class:`~verify.analyze.memory.MemoryBudget`) sizes the blocks; a
     head that cannot fit is refused with :class:`~verify.io.errors.TooLargeError`.
+    ``jobs`` worker processes, or the Dask cluster ``scheduler`` (``"local"`` or an
+    address), share the chunks of labels and pairs of large heads
+    (:mod:`verify.analyze.parallel`); the result is the same for any of them.
     """
+    from contextlib import nullcontext
+
+    from verify.analyze.parallel import Workers
+
     seconds = {}
     t0 = time.perf_counter()
     head = make_head(W, budget)
+    parallel = getattr(head, "screened", False) and (jobs > 1 or scheduler)
+    if parallel:
+        # Computed once here, inherited or received by every worker.
+        head.float32_rows()
+        head.mahalanobis()
+    with (Workers(head, jobs, scheduler) if parallel else nullcontext()) as workers:
+        return _analyze(head, workers, neighbours, max_cells, force, cells, names, rays,
+                        progress, seconds, t0)
+
+
+def _analyze(head, workers, neighbours, max_cells, force, cells, names, rays, progress,
+             seconds, t0) -> HeadAnalysis:
     bar = progress("labels", head.n) if progress else None
-    argmax = head.argmax(bar)
+    argmax = head.argmax(bar, workers) if workers is not None else head.argmax(bar)
     if bar is not None:
         bar.close()
     seconds["argmax"] = time.perf_counter() - t0
@@ -578,7 +598,8 @@ def analyze(W, *, neighbours: int = DEFAULT_NEIGHBOURS, max_cells: int = DEFAULT
     else:
         pairs = sorted({(min(i, c), max(i, c)) for i, lst in enumerate(near) for c, _ in lst})
     bar = progress("pairs", 0) if progress else None
-    ties = tie_pairs(head, argmax, pairs=pairs, rays_per_label=rays, progress=bar)
+    ties = tie_pairs(head, argmax, pairs=pairs, rays_per_label=rays, progress=bar,
+                     workers=workers)
     if bar is not None:
         bar.close()
     seconds["ties"] = time.perf_counter() - t0

@@ -60,7 +60,9 @@ Example
 >>> import numpy as np
 >>> from verify.analyze.argmax import make_head
 >>> head = make_head(np.array([[0, 0], [4, 0], [0, 4], [4, 4], [1, 2]]))
->>> found, X, rivals = screened_relaxation(head, [0, 1, 2, 3], mahalanobis(head.F).directions(head.F[[0, 1, 2, 3]]))
+>>> directions = mahalanobis(head.F)
+>>> found, left, rivals = screened_relaxation(
+...     head, [0, 1, 2, 3], lambda cols: directions.directions(head.F[cols]))
 >>> sorted(found)
 [0, 1, 2, 3]
 """
@@ -184,6 +186,9 @@ class Float32Rows:
             part = self.F[lo:lo + block].astype(np.float64)
             self.norms[lo:lo + block] = np.sqrt(np.einsum("ij,ij->i", part, part))
         self.norm_max = float(self.norms.max()) if n else 0.0
+        self.column_max = np.zeros(d)
+        for lo in range(0, n, block):
+            self.column_max = np.maximum(self.column_max, np.abs(F[lo:lo + block]).max(axis=0))
         # F itself is within a relative 2^-53 of the exact rows (plus absolute_error).
         self.absolute_error = absolute_error
         self.d = d
@@ -194,79 +199,69 @@ class Float32Rows:
                                      tiny=FLOAT32_TINY, absolute_error=self.absolute_error)
 
 
-def _argmax_screen(rows: Float32Rows, S: np.ndarray, X: np.ndarray, t: np.ndarray):
-    """Per column: proved (bound), float win (for the exact check), rival, excess."""
+def _screen(rows: Float32Rows, S: np.ndarray, X: np.ndarray, t: np.ndarray,
+            j=None, gamma=None, fp=None, ftp=None, colmax=None):
+    """Per column: proved by the bound, a float win (for the exact check), the rival
+    and the excess of its score (for the relaxation step), and the score scale.
+
+    Argmax columns when ``j`` is None; otherwise tie columns, whose exact point is
+    ``|v_p| x - sign(v_p) (v . x) e_p``: ``gamma = fl(sign(v_p) (v . x) / |v_p|)``,
+    ``fp`` the float64 column ``p`` of the rows, ``ftp`` its entry ``t``, ``colmax`` the
+    largest ``|f_kp|`` (see the module docstring).
+    """
     m = S.shape[1]
     cols = np.arange(m)
     R, A = rows.bounds(X)
     own = S[t, cols].astype(np.float64)
     S[t, cols] = -np.inf
+    if j is not None:
+        S[j, cols] = -np.inf
     rival = S.argmax(axis=0)
     best = S[rival, cols].astype(np.float64)
-    scale = np.abs(S[rival, cols]).astype(np.float64)
-    scale = np.maximum(scale, np.abs(own))
+    shift = 0.0 if j is None else np.abs(gamma) * (np.abs(ftp) + colmax)
     nt = rows.norms[t]
-    proved = own - best > (R * (nt + rows.norm_max) + 2 * A) * COMPARISON_SLACK
+    proved = own - best > (R * (nt + rows.norm_max) + 2 * A + shift) * COMPARISON_SLACK
     for c in np.flatnonzero(~proved & (own > best)):
-        # Entry by entry: |f_k| in place of the largest row norm.
-        bound = (R[c] * (nt[c] + rows.norms) + 2 * A[c]) * COMPARISON_SLACK
-        margin = own[c] - S[:, c].astype(np.float64)
-        margin[t[c]] = np.inf
-        proved[c] = bool(np.all(margin > bound))
+        # Entry by entry: |f_k| and |f_kp| in place of their largest values.
+        bound = R[c] * (nt[c] + rows.norms) + 2 * A[c]
+        if j is not None:
+            bound = bound + abs(gamma[c]) * (abs(ftp[c]) + np.abs(fp[:, c]))
+        margin = own[c] - S[:, c].astype(np.float64)  # +inf at t (and j)
+        proved[c] = bool(np.all(margin > bound * COMPARISON_SLACK))
+    scale = np.maximum(np.abs(best), np.abs(own))
     S[t, cols] = own
     return proved, own > best, rival, best - own, np.maximum(scale, 1e-300)
 
 
-def _tie_screen(head, rows: Float32Rows, S: np.ndarray, X: np.ndarray, t: np.ndarray,
-                j: np.ndarray):
-    """The same for tie points ``x' = v_p x - (v . x) e_p`` (module docstring)."""
-    m = S.shape[1]
+def _tie_parameters(head, rows: Float32Rows, X: np.ndarray, t: np.ndarray, j: np.ndarray):
+    """``(p, gamma, fp, ftp, colmax)`` of :func:`_screen` for tie columns."""
+    m = X.shape[1]
     cols = np.arange(m)
-    R, A = rows.bounds(X)
-    Z = head.Zarr
-    F = rows.F64
-    V = Z[t] - Z[j]  # exact: |z| < 2^62
+    V = head.Zarr[t] - head.Zarr[j]  # exact: |z| < 2^62
     p = np.abs(V).argmax(axis=1)
-    vp = V[cols, p].astype(np.float64)
+    vp = V[cols, p]
     Xi = X.astype(np.int64)
     # v . x exactly (Python integers: the products need up to 84 bits), rounded once.
-    beta = np.array([float(sum(int(a) * int(b) for a, b in zip(V[c].tolist(), Xi[:, c].tolist())))
-                     for c in range(m)])
-    own = S[t, cols].astype(np.float64)
-    diff = own[None, :] - S.astype(np.float64)
-    Fp = F[:, p]  # n x m: the coordinates p of every row
-    Ftp = Fp[t, cols]
-    margin = vp[None, :] * diff - beta[None, :] * (Ftp[None, :] - Fp)
-    E = R[None, :] * rows.norms[:, None] + A[None, :]
-    Et = E[t, cols]
-    bound = (np.abs(vp)[None, :] * (Et[None, :] + E)
-             + 8 * FLOAT64_UNIT * (np.abs(vp)[None, :] * np.abs(diff)
-                                   + np.abs(beta)[None, :] * (np.abs(Ftp)[None, :]
-                                                              + np.abs(Fp)))
-             + 2.0 ** -1000) * COMPARISON_SLACK
-    margin[t, cols] = np.inf
-    margin[j, cols] = np.inf
-    proved = np.all(margin > bound, axis=0)
-    S[t, cols] = -np.inf
-    S[j, cols] = -np.inf
-    rival = S.argmax(axis=0)
-    best = S[rival, cols].astype(np.float64)
-    S[t, cols] = own
-    scale = np.maximum(np.abs(best), np.abs(own))
-    floatwin = np.all(margin > 0, axis=0)
-    return proved, floatwin, rival, best - own, np.maximum(scale, 1e-300), p, vp
+    vx = [sum(a * b for a, b in zip(V[c].tolist(), Xi[:, c].tolist())) for c in range(m)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gamma = np.array([float(x) for x in vx]) * np.sign(vp) / np.abs(vp).astype(np.float64)
+    gamma[vp == 0] = np.inf  # equal rows: no hyperplane, nothing is proved
+    fp = rows.F64[:, p]
+    return p, gamma, fp, fp[t, cols], rows.column_max[p]
 
 
-def tie_point(head, t: int, j: int, x: np.ndarray, p: int) -> tuple:
-    """The exact integer point ``v_p x - (v . x) e_p`` (``v = z_t - z_j``), primitive."""
+def tie_point(head, t: int, j: int, x, p: int) -> tuple:
+    """The exact integer point ``|v_p| x - sign(v_p) (v . x) e_p`` (``v = z_t - z_j``),
+    primitive: ``v . x' = 0``, and close to the direction of ``x`` when ``v . x`` is
+    small against ``|v_p|``."""
     from math import gcd
 
-    zt, zj = head.Z[t], head.Z[j]
-    v = [a - b for a, b in zip(zt, zj)]
+    v = [a - b for a, b in zip(head.Z[t], head.Z[j])]
     xs = [int(a) for a in x]
     vx = sum(a * b for a, b in zip(v, xs))
-    point = [v[p] * a for a in xs]
-    point[p] -= vx
+    vp = v[p]
+    point = [abs(vp) * a for a in xs]
+    point[p] -= vx if vp > 0 else -vx
     g = gcd(*point)
     return tuple(a // g for a in point) if g > 1 else tuple(point)
 
@@ -278,10 +273,11 @@ def _integer_columns(X: np.ndarray, bits: int) -> np.ndarray:
     return np.rint(X * ((1 << bits) / top)[None, :])
 
 
-def _step(F: np.ndarray, X: np.ndarray, cols: np.ndarray, t: np.ndarray, rival: np.ndarray,
-          excess: np.ndarray, normals, precision) -> None:
-    """Over-relaxed projections of ``X[:, cols]`` onto the violated half-spaces
-    ``(f_t - f_rival) . x >= 0`` (within the planes ``normals[c] . x = 0``), in place.
+def _step(F: np.ndarray, Y: np.ndarray, t: np.ndarray, rival: np.ndarray,
+          excess: np.ndarray, V, precision) -> None:
+    """Over-relaxed projections of the columns of ``Y`` onto the violated half-spaces
+    ``(f_t - f_rival) . y >= 0`` (within the planes ``V[c] . y = 0`` when ``V`` is
+    given), in place, each column rescaled to length 1.
 
     The projections are taken in the whitened metric ``<x, y> = x . C y`` (``precision``
     is ``C^-1``), in which the cloud of rows is round: the step along ``g = f_t - f_r``
@@ -290,8 +286,7 @@ def _step(F: np.ndarray, X: np.ndarray, cols: np.ndarray, t: np.ndarray, rival: 
     """
     g = F[t] - F[rival]
     h = g @ precision
-    if normals is not None:
-        V = normals[cols]
+    if V is not None:
         PV = V @ precision
         vv = np.sum(V * PV, axis=1)
         vv[vv == 0] = 1.0
@@ -300,75 +295,80 @@ def _step(F: np.ndarray, X: np.ndarray, cols: np.ndarray, t: np.ndarray, rival: 
     flat = ~(gg > 1e-24)
     gg[flat] = 1.0
     excess = np.where(flat, 0.0, excess)
-    Y = X[:, cols] + (h * (RELAXATION * excess / gg)[:, None]).T
+    Y += (h * (RELAXATION * excess / gg)[:, None]).T
     norms = np.linalg.norm(Y, axis=0)
     good = np.isfinite(norms) & (norms > 0)
     Y[:, good] /= norms[good]
-    X[:, cols[good]] = Y[:, good]
 
 
-def screened_relaxation(head, labels, X0: np.ndarray, *, partners=None, normals=None,
+def screened_relaxation(head, labels, starts, *, partners=None, normals=None,
                         rounds: int = 60, bits: int = 16, progress=None):
     """Witnesses for ``labels[c]`` (or tie witnesses with ``partners[c]``), proved.
 
-    ``X0`` holds the starting points as columns (``d x m``). Returns ``(found, X,
-    rivals)``: ``found`` maps a column to its witness (an argmax point as a tuple of
-    integers, or for ties the pair ``(x, p)`` of :func:`tie_point`), every one proved
-    by the screen of the module docstring or by the exact check; ``X`` the last float
-    points of the other columns and ``rivals`` the labels that beat them on the way.
-    Columns go in blocks sized by the head's memory budget.
+    ``starts(cols)`` gives the starting points of the columns ``cols`` (a ``d x len``
+    array; called once per block, so that no ``d x m`` array of all of them exists).
+    Returns ``(found, left, rivals)``: ``found`` maps a column to its witness (an argmax
+    point as an int32 array, or for ties the pair ``(x, p)`` of :func:`tie_point`),
+    every one proved by the screen of the module docstring or by the exact check;
+    ``left`` maps each other column to its last float point, and ``rivals[c]`` lists
+    the labels that beat column ``c`` on the way. Columns go in blocks sized by the
+    head's memory budget.
     """
     rows = head.float32_rows()
-    n = head.n
     labels = np.asarray(labels, dtype=np.intp)
     partners = None if partners is None else np.asarray(partners, dtype=np.intp)
     m = labels.size
-    X = np.array(X0, dtype=np.float64, copy=True)
     found: dict = {}
     rivals: list[list[int]] = [[] for _ in range(m)]
+    left: dict = {}
     active = np.arange(m)
-    per_column = (80 if partners is not None else 12) * n
-    for _ in range(rounds):
+    step = head.budget.columns(12 * head.n, limit=2048)
+    for round_ in range(rounds):  # noqa: B007 (round 0 reads the starts)
         if not active.size:
             break
         still = []
-        step = head.budget.columns(per_column, limit=4096)
         for lo in range(0, active.size, step):
             cols = active[lo:lo + step]
-            Xi = _integer_columns(X[:, cols], bits)
-            X[:, cols] = Xi
+            X = starts(cols) if round_ == 0 else np.stack([left[c] for c in cols], axis=1)
+            Xi = _integer_columns(X, bits)
             S = rows.F @ Xi.astype(np.float32)
             t = labels[cols]
             if partners is None:
-                proved, floatwin, rival, excess, scale = _argmax_screen(rows, S, Xi, t)
+                tie = None
+                proved, floatwin, rival, excess, scale = _screen(rows, S, Xi, t)
             else:
-                j = partners[cols]
-                proved, floatwin, rival, excess, scale, p, _ = _tie_screen(head, rows, S, Xi,
-                                                                           t, j)
+                tie = _tie_parameters(head, rows, Xi, t, partners[cols])
+                proved, floatwin, rival, excess, scale = _screen(
+                    rows, S, Xi, t, partners[cols], *tie[1:])
             del S
             unsure = np.flatnonzero(floatwin & ~proved)
             if unsure.size:
                 proved[unsure] = _exact_check(head, Xi, t, unsure, partners, cols,
-                                              None if partners is None else p)
+                                              None if tie is None else tie[0])
             for c in np.flatnonzero(proved):
                 col = int(cols[c])
+                left.pop(col, None)
                 if partners is None:
-                    found[col] = small_int_tuple(Xi[:, c], bits)
+                    found[col] = Xi[:, c].astype(np.int32)
                 else:
-                    found[col] = (Xi[:, c].astype(np.int32), int(p[c]))
+                    found[col] = (Xi[:, c].astype(np.int32), int(tie[0][c]))
             lost = np.flatnonzero(~proved)
-            for c in lost:
-                rivals[int(cols[c])].append(int(rival[c]))
             if lost.size:
+                for c in lost:
+                    rivals[int(cols[c])].append(int(rival[c]))
                 # A small push keeps exact ties (excess 0) from stalling.
                 push = np.maximum(excess[lost], 0.0) + 1e-9 * scale[lost]
-                _step(head.F, X, cols[lost], t[lost], rival[lost], push, normals,
+                Y = Xi[:, lost] / np.linalg.norm(Xi[:, lost], axis=0)
+                _step(head.F, Y, t[lost], rival[lost], push,
+                      None if normals is None else normals[cols[lost]],
                       head.mahalanobis().precision)
+                for r, c in enumerate(cols[lost]):
+                    left[int(c)] = Y[:, r]
                 still.append(cols[lost])
             if progress is not None and np.any(proved):
                 progress.update(int(np.count_nonzero(proved)))
         active = np.concatenate(still) if still else np.zeros(0, dtype=np.intp)
-    return found, X, [list(dict.fromkeys(r)) for r in rivals]
+    return found, left, [list(dict.fromkeys(r)) for r in rivals]
 
 
 def _exact_check(head, Xi, t, unsure, partners, cols, p) -> np.ndarray:
