@@ -140,6 +140,20 @@ def test_tie_screen_accepts_only_true_tie_witnesses(n, d, bits, data):
         assert all(_score(Z, k, point) < top for k in range(n) if k not in (t, j))
 
 
+def test_tie_screen_accounts_for_the_move_onto_the_hyperplane():
+    """At x = (1, 5) label 0 beats label 2 (20 > 19), but the tie point
+    x' = 20 x - 10 e_0 = (10, 100) gives label 2 the lead (340 > 200 = 200): the screen
+    must judge x', not x."""
+    head = make_head(np.array([[20, 0], [0, 2], [4, 3]], dtype=np.int64))
+    start = np.array([[2.0 ** 20 / 5], [2.0 ** 20]])
+    found, _, _ = screened_relaxation(head, [0], lambda cols: start, partners=[1],
+                                      rounds=1, bits=20)
+    Z = [list(r) for r in head.Z]
+    for c, (x, p) in found.items():
+        point = tie_point(head, 0, 1, x, p)
+        assert _score(Z, 0, point) == _score(Z, 1, point) > _score(Z, 2, point)
+
+
 def test_tie_point_lies_on_the_hyperplane_in_the_direction_of_x():
     head = make_head(np.array([[7, -3, 2], [1, 4, -9], [0, 0, 1]], dtype=np.int64))
     x = np.array([5, 1, -2])
@@ -178,11 +192,18 @@ def test_float32_cosine_prefilter_changes_nothing(monkeypatch):
     W[10:20] = W[0] * np.arange(1, 11, dtype=np.float32)[:, None]  # equal cosines
     W[30] = 0
     W[31] = -W[32]
-    reference = cosine_neighbours(make_head(W), 3)
-    monkeypatch.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
-    head = make_head(W)
-    assert head.screened
-    assert cosine_neighbours(head, 3) == reference
+    # integer rows closer to each other than float32 can resolve: their cosines with
+    # each other differ from 1 by about 1e-12, far below the float32 error 1e-6
+    close = rng.integers(-2 ** 30, 2 ** 30, size=6) + rng.integers(-2 ** 10, 2 ** 10,
+                                                                  size=(40, 6))
+    far = rng.integers(-2 ** 30, 2 ** 30, size=(400, 6))
+    for rows in (W, np.vstack([close, far]).astype(np.int64)):
+        reference = cosine_neighbours(make_head(rows), 3)
+        with monkeypatch.context() as mp:
+            mp.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+            head = make_head(rows)
+            assert head.screened
+            assert cosine_neighbours(head, 3) == reference
 
 
 # --- --jobs and --scheduler: the same bytes ---------------------------------------------
