@@ -24,7 +24,8 @@ from verify.analyze import analyze, make_head, to_json
 from verify.analyze import argmax as argmax_module
 from verify.analyze import screen as screen_module
 from verify.analyze.report import cosine_neighbours
-from verify.analyze.screen import screened_relaxation, small_int_tuple, tie_point
+from verify.analyze.screen import exact_dots, screened_relaxation, small_int_tuple, \
+    tie_point
 from verify.analyze.ties import ProjectedTieWitness, TieWitness
 
 
@@ -177,6 +178,18 @@ def test_projected_witnesses_pickle_as_plain_witnesses(screened):
     e = projected[0]
     back = pickle.loads(pickle.dumps(e))
     assert type(back) is TieWitness and back.point == e.point and back == TieWitness(e.point)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 1100), st.data())
+def test_exact_dots_match_python_integers(m, d, data):
+    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 32)))
+    V = rng.integers(-2 ** 63 + 1, 2 ** 63 - 1, size=(m, d), dtype=np.int64)
+    X = rng.integers(-2 ** 20, 2 ** 20 + 1, size=(d, m), dtype=np.int64)
+    V[:, 0] = data.draw(st.sampled_from([-2 ** 63 + 1, 2 ** 63 - 1, 0, -1]))
+    X[0, :] = data.draw(st.sampled_from([-2 ** 20, 2 ** 20, 0]))
+    expected = [sum(int(a) * int(b) for a, b in zip(V[c], X[:, c])) for c in range(m)]
+    assert exact_dots(V, X) == expected
 
 
 def test_small_int_tuples_share_their_integers():

@@ -81,6 +81,7 @@ __all__ = [
     "rounding_error_bounds",
     "screened_relaxation",
     "small_int_tuple",
+    "exact_dots",
 ]
 
 #: Unit roundoff of IEEE binary32.
@@ -218,7 +219,11 @@ def _screen(rows: Float32Rows, S: np.ndarray, X: np.ndarray, t: np.ndarray,
         S[j, cols] = -np.inf
     rival = S.argmax(axis=0)
     best = S[rival, cols].astype(np.float64)
-    shift = 0.0 if j is None else np.abs(gamma) * (np.abs(ftp) + colmax)
+    shift = 0.0
+    if j is not None:
+        with np.errstate(invalid="ignore"):
+            shift = np.abs(gamma) * (np.abs(ftp) + colmax)
+        shift[np.isnan(shift)] = np.inf  # equal rows (gamma infinite): never proved
     nt = rows.norms[t]
     proved = own - best > (R * (nt + rows.norm_max) + 2 * A + shift) * COMPARISON_SLACK
     for c in np.flatnonzero(~proved & (own > best)):
@@ -240,14 +245,30 @@ def _tie_parameters(head, rows: Float32Rows, X: np.ndarray, t: np.ndarray, j: np
     V = head.Zarr[t] - head.Zarr[j]  # exact: |z| < 2^62
     p = np.abs(V).argmax(axis=1)
     vp = V[cols, p]
-    Xi = X.astype(np.int64)
-    # v . x exactly (Python integers: the products need up to 84 bits), rounded once.
-    vx = [sum(a * b for a, b in zip(V[c].tolist(), Xi[:, c].tolist())) for c in range(m)]
+    vx = exact_dots(V, X.astype(np.int64))  # v . x exactly, rounded once below
     with np.errstate(divide="ignore", invalid="ignore"):
         gamma = np.array([float(x) for x in vx]) * np.sign(vp) / np.abs(vp).astype(np.float64)
     gamma[vp == 0] = np.inf  # equal rows: no hyperplane, nothing is proved
     fp = rows.F64[:, p]
     return p, gamma, fp, fp[t, cols], rows.column_max[p]
+
+
+def exact_dots(V: np.ndarray, X: np.ndarray) -> list[int]:
+    """``V[c] . X[:, c]`` exactly for int64 ``V`` (entries below ``2^63``) and ``X``
+    (entries at most ``2^20``), as Python integers.
+
+    ``V = 2^31 H + L`` with ``0 <= L < 2^31`` and ``|H| <= 2^32``: over 512 coordinates
+    the sums of ``H x`` and ``L x`` stay below ``2^61`` in magnitude, so int64 holds
+    them exactly; the parts are combined in Python integers.
+    """
+    high = V >> 31
+    low = V - (high << 31)
+    out = [0] * V.shape[0]
+    for lo in range(0, V.shape[1], 512):
+        sh = np.einsum("cd,dc->c", high[:, lo:lo + 512], X[lo:lo + 512]).tolist()
+        sl = np.einsum("cd,dc->c", low[:, lo:lo + 512], X[lo:lo + 512]).tolist()
+        out = [o + (a << 31) + b for o, a, b in zip(out, sh, sl)]
+    return out
 
 
 def tie_point(head, t: int, j: int, x, p: int) -> tuple:
