@@ -11,7 +11,7 @@ import json
 import sys
 
 from verify.io.errors import InputError, VerifyError
-from verify.io.options import non_negative_int
+from verify.io.options import non_negative_int, positive_int
 
 INPUT_HELP = (
     "matrix file: .json (a list of rows, or an object with key \"W\"), .csv/.txt "
@@ -189,13 +189,6 @@ def _add_claim_options(p) -> None:
                         "theorem 3.4")
     p.add_argument("--certificate", metavar="PATH",
                    help="write the evidence as a certificate for 'python -m verify check'")
-
-
-def positive_int(text: str) -> int:
-    value = non_negative_int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1: {text}")
-    return value
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -86,6 +86,14 @@ from typing import Sequence
 import numpy as np
 from flint import fmpq
 
+from verify.analyze.screen import (
+    MAX_DIMENSION,
+    Float32Rows,
+    mahalanobis,
+    rounding_error_bounds,
+    screened_relaxation,
+    small_int_tuple,
+)
 from verify.lp.feasibility import GordanCertificate, Witness, strict_feasibility
 from verify.linalg.exact import integer_nullspace
 
@@ -107,6 +115,14 @@ PERCEPTRON_ROUNDS = 60
 FIELD_MAX_LABELS = 40
 #: Over-relaxation factor of the relaxation method (in (0, 2); measured best near 2).
 RELAXATION = 1.9
+#: Heads with at least this many entries get their witnesses from the float32 screen
+#: of :mod:`verify.analyze.screen` (whitened proposals, about one product per label).
+SCREEN_MIN_ENTRIES = 1 << 20
+#: Bits of the argmax witnesses found by the screen (entries at most 2^16).
+SCREEN_POINT_BITS = 16
+#: Labels (or pairs) per task of the screen; fixed, so that the output does not
+#: depend on the number of workers.
+SCREEN_CHUNK = 2048
 
 
 # --- exact checks on the original rows -------------------------------------------------
@@ -210,9 +226,6 @@ def _to_fmpq(x) -> fmpq:
 
 #: Unit roundoff of IEEE binary64.
 UNIT_ROUNDOFF = 2.0 ** -53
-#: Safety factor on the float error bound (covers the rounding of the bound itself and
-#: of the row norms; see :func:`product_error_bounds`).
-BOUND_SAFETY = 2.0
 #: Largest bit length stored as int64 (products are never formed in int64).
 INT64_BITS = 62
 
@@ -364,13 +377,8 @@ def product_error_bounds(row_norms: np.ndarray, X: np.ndarray, d: int,
     factor ``SAFETY = 2`` covers ``gamma_d <= 1.01 d u`` (``d u < 0.01``) and the
     rounding of the norms and of the bound itself, each a relative ``O(d u)``.
     """
-    u = UNIT_ROUNDOFF
-    norm_x = np.sqrt(np.einsum("ij,ij->j", X, X))
-    top_x = np.abs(X).max(axis=0) if X.size else np.zeros(X.shape[1])
-    factor = (d + 2) + np.where(exact, 0.0, 2.0 * np.sqrt(d))
-    R = BOUND_SAFETY * factor * u * norm_x
-    A = BOUND_SAFETY * d * ((absolute_error + 2.0 ** -1074) * (top_x + 1) + 2.0 ** -1073)
-    return R, A
+    return rounding_error_bounds(X, d, unit=UNIT_ROUNDOFF, tiny=2.0 ** -1074,
+                                 absolute_error=absolute_error, exact=exact)
 
 
 def _bit_length(values: np.ndarray) -> int:
@@ -427,6 +435,23 @@ class ExactHead:
             self.F = np.ldexp(approx.astype(np.float64), shift - bits)
             self._absolute_error = 2.0 ** -61  # the truncated low bits, in units of F
         self._row_norms = None
+        self._float32 = None
+        self._mahalanobis = None
+        #: Whether witnesses are searched by the float32 screen (large heads).
+        self.screened = (self.Zarr is not None and self.n * self.d >= SCREEN_MIN_ENTRIES
+                         and self.d <= MAX_DIMENSION)
+
+    def float32_rows(self) -> Float32Rows:
+        """The float32 copy of ``F`` for :mod:`verify.analyze.screen` (cached)."""
+        if self._float32 is None:
+            self._float32 = Float32Rows(self.F, self._absolute_error)
+        return self._float32
+
+    def mahalanobis(self):
+        """Mean and inverse covariance of the rows of ``F`` (cached)."""
+        if self._mahalanobis is None:
+            self._mahalanobis = mahalanobis(self.F)
+        return self._mahalanobis
 
     @classmethod
     def from_array(cls, array: np.ndarray, *, budget=None,
@@ -565,7 +590,7 @@ class ExactHead:
 
     # -- argmax -----------------------------------------------------------------------------
 
-    def argmax(self, progress=None) -> ArgmaxAnalysis:
+    def argmax(self, progress=None, workers=None) -> ArgmaxAnalysis:
         n, d = self.n, self.d
         evidence: list = [None] * n
         for members in self.equal_row_groups():
@@ -580,7 +605,9 @@ class ExactHead:
             evidence[0] = Witness(point=tuple(0 for _ in range(d)))
             unique = []
         _tick(progress, n - len(unique))
-        if unique:
+        if unique and self.screened:
+            self._screened_argmax(unique, evidence, progress, workers)
+        elif unique:
             F = self.F
             won, X, rivals = perceptron(F, unique, (F[unique] - F.mean(axis=0)).T,
                                         block=self.perceptron_block())
@@ -592,6 +619,27 @@ class ExactHead:
                 evidence[i] = self._decide_label(i, X[:, c], rivals[c])
                 _tick(progress, 1)
         return ArgmaxAnalysis(n=n, d=d, evidence=tuple(evidence))
+
+    def _screened_argmax(self, unique: list[int], evidence: list, progress,
+                         workers=None) -> None:
+        """Large heads: whitened proposals screened in float32 (chunks of
+        ``SCREEN_CHUNK`` labels, on ``workers`` if given), then the rest one by one."""
+        from verify.analyze.parallel import Workers
+
+        rows = np.asarray(unique, dtype=np.intp)
+        chunks = [rows[lo:lo + SCREEN_CHUNK] for lo in range(0, rows.size, SCREEN_CHUNK)]
+        workers = workers or Workers(self)
+        results = workers.map(screen_labels, chunks,
+                              lambda r: _tick(progress, len(r[0])))
+        tasks = []
+        for chunk, (found, left, rivals) in zip(chunks, results):
+            for c, point in found.items():
+                evidence[int(chunk[c])] = Witness(point=small_int_tuple(point,
+                                                                        SCREEN_POINT_BITS))
+            tasks.extend((int(chunk[c]), x, rivals[c]) for c, x in left.items())
+        for (i, _, _), ev in zip(tasks, workers.map(decide_label, tasks,
+                                                    lambda r: _tick(progress, 1))):
+            evidence[i] = ev
 
     def _accept_points(self, points: dict, evidence: list, progress) -> list[int]:
         """Certify float candidates exactly; return the labels still undecided."""
@@ -671,6 +719,23 @@ class ExactHead:
             return Witness(point=_integral(ev.point))
         support = [others[r] for r, _ in ev.multipliers]
         return _normalised(i, support, [y for _, y in ev.multipliers])
+
+
+def screen_labels(head: ExactHead, labels: np.ndarray):
+    """One chunk of :meth:`ExactHead.argmax` for large heads (a task of
+    :class:`verify.analyze.parallel.Workers`): ``(found, left, rivals)`` of
+    :func:`verify.analyze.screen.screened_relaxation`, ``rivals`` only for ``left``."""
+    directions = head.mahalanobis()
+    found, left, rivals = screened_relaxation(
+        head, labels, lambda cols: directions.directions(head.F[labels[cols]]),
+        rounds=PERCEPTRON_ROUNDS, bits=SCREEN_POINT_BITS)
+    return found, left, {c: rivals[c] for c in left}
+
+
+def decide_label(head: ExactHead, task) -> Witness | GordanCertificate:
+    """Label ``i`` of ``task = (i, start, rivals)`` by the per-label methods."""
+    i, start, rivals = task
+    return head._decide_label(i, start, rivals)
 
 
 class Differences:
@@ -1023,7 +1088,7 @@ class FieldHead:
             return GordanCertificate(multipliers=((zero_rows[0], self.one),))
         return strict_feasibility_over(rows, self.one)
 
-    def argmax(self, progress=None) -> ArgmaxAnalysis:
+    def argmax(self, progress=None, workers=None) -> ArgmaxAnalysis:
         evidence = []
         for i in range(self.n):
             others = [k for k in range(self.n) if k != i]

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from verify.io.errors import InputError
-from verify.io.options import non_negative_int
+from verify.io.options import non_negative_int, positive_int
 
 __all__ = ["add_parser", "read_head", "read_names", "run_analyze"]
 
@@ -76,6 +76,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="write all the evidence (the head as integers, witnesses, convex "
                         "weights, no-tie certificates) to a ZIP archive that 'python -m "
                         "verify check PATH' re-checks; written atomically")
+    p.add_argument("--jobs", type=positive_int, default=1, metavar="N",
+                   help="worker processes for the chunks of labels and pairs of large "
+                        "heads (at least 2^20 entries; default 1); the output is "
+                        "byte-identical for any N")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="compute those chunks on a Dask cluster, as the sweeps do: "
+                        "'local' starts a LocalCluster with --jobs workers, otherwise the "
+                        "scheduler address (optional extra: pip install -e '.[dask]')")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run_analyze)
     return p
@@ -243,7 +251,7 @@ def _progress(quiet: bool):
 
     def bar(description: str, total: int):
         return tqdm(total=total, desc=description, file=sys.stderr, delay=0.5,
-                    unit="label" if description == "labels" else "pair", leave=False)
+                    unit="pair" if description == "pairs" else "label", leave=False)
 
     return bar
 
@@ -306,7 +314,8 @@ def run_analyze(args) -> int:
             rows = ExactHead.from_array(rows, budget=budget, source=args.matrix)
         result = analyze(rows, neighbours=args.neighbours, max_cells=args.max_cells,
                          force=args.force, names=names, rays=args.rays,
-                         progress=_progress(args.quiet), budget=budget)
+                         progress=_progress(args.quiet), budget=budget, jobs=args.jobs,
+                         scheduler=args.scheduler)
     refused = [kind for kind in ("sign", "ranking")
                if result.cells and result.cells[kind]["count"] is None]
     if refused:

@@ -184,13 +184,17 @@ def _top_exact(head, i: int, cand, cos, k: int) -> list[int]:
     return out[:k]
 
 
-def cosine_neighbours(W, k: int = DEFAULT_NEIGHBOURS) -> list[list[tuple[int, float]]]:
+def cosine_neighbours(W, k: int = DEFAULT_NEIGHBOURS, *,
+                      progress=None) -> list[list[tuple[int, float]]]:
     """For every label its ``k`` nearest labels by cosine, as ``(label, cosine)``.
 
     The order is exact (see the module docstring); the cosine values are floats for
     display (:func:`display_cosine`). Labels with a zero row have no cosine and no
     neighbours, and are nobody's neighbour. The float pass runs over blocks of labels,
-    in ``O(n)`` memory per label of a block.
+    in ``O(n)`` memory per label of a block; for large heads it is a float32 pass that
+    keeps every label within ``FLOAT32_COSINE_BAND`` of the ``k``-th largest float32
+    cosine, whose float64 cosines then go through the same filter as before (so the
+    result is the same).
     """
     head = make_head(W)
     n = head.n
@@ -209,6 +213,9 @@ def cosine_neighbours(W, k: int = DEFAULT_NEIGHBOURS) -> list[list[tuple[int, fl
     if k <= 0:
         return out
     step = _cosine_block(head)
+    if not exact_only and getattr(head, "screened", False):
+        _float32_neighbours(head, U, valid, k, step, out, progress)
+        return out
     for lo in range(0, n, step):
         hi = min(n, lo + step)
         C = U[lo:hi] @ U.T
@@ -228,6 +235,56 @@ def cosine_neighbours(W, k: int = DEFAULT_NEIGHBOURS) -> list[list[tuple[int, fl
             top = _top_exact(head, i, cand, None if exact_only else cos, k)
             out[i] = [(c, display_cosine(head, i, c)) for c in top]
     return out
+
+
+def float32_cosine_band(d: int) -> float:
+    """Labels whose float32 cosine is within this of the ``k``-th largest are kept.
+
+    A float32 cosine of unit float64 rows is within ``e_32 = (2 d + 10) 2^-24`` of the
+    true cosine (the dot-product bound of the module docstring with the float32 unit
+    roundoff, plus the rounding of the rows to float32), a float64 one within
+    ``e_64 = (2 d + 10) 2^-53``. A label that the float64 filter keeps has a float64
+    cosine at least ``kth_64 - COSINE_FILTER``, hence a float32 cosine at least
+    ``kth_32 - 2 e_32 - 2 e_64 - COSINE_FILTER``: the band keeps all of them, and the
+    ``k`` largest float64 cosines lie in it, so the float64 filter on the band selects
+    what it selects on all labels.
+    """
+    return 2 * (2 * d + 10) * (2.0 ** -24 + 2.0 ** -53) + COSINE_FILTER
+
+
+def _float32_neighbours(head, U: np.ndarray, valid: np.ndarray, k: int, step: int,
+                        out: list, progress) -> None:
+    """The neighbours of :func:`cosine_neighbours` through a float32 pre-filter."""
+    n = head.n
+    U32 = U.astype(np.float32)
+    band = float32_cosine_band(head.d)
+    others_count = int(valid.sum())
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        C = U32[lo:hi] @ U32.T
+        C[:, ~valid] = -np.inf
+        C[np.arange(hi - lo), np.arange(lo, hi)] = -np.inf
+        if others_count - 1 > k:
+            kth = np.partition(C, n - k, axis=1)[:, n - k]
+        for r, i in enumerate(range(lo, hi)):
+            if not valid[i] or others_count <= 1:
+                continue
+            if others_count - 1 <= k:
+                cand = np.flatnonzero(valid)
+                cand = cand[cand != i]
+            else:
+                cand = np.flatnonzero(C[r] >= kth[r] - band)
+            cos64 = U[cand] @ U[i]
+            if others_count - 1 > k:
+                # The float64 filter of cosine_neighbours, on the band only.
+                m = cand.size - k
+                keep = cos64 >= np.partition(cos64, m)[m] - COSINE_FILTER
+                cand, cos64 = cand[keep], cos64[keep]
+            cos = dict(zip(cand.tolist(), cos64.tolist()))
+            top = _top_exact(head, i, cand, cos, k)
+            out[i] = [(c, display_cosine(head, i, c)) for c in top]
+        if progress is not None:
+            progress.update(hi - lo)
 
 
 class _Desc:
@@ -490,7 +547,8 @@ class HeadAnalysis:
 
 def analyze(W, *, neighbours: int = DEFAULT_NEIGHBOURS, max_cells: int = DEFAULT_MAX_CELLS,
             force: bool = False, cells: bool = True, names: Sequence[str] | None = None,
-            rays: int | None = None, progress=None, budget=None) -> HeadAnalysis:
+            rays: int | None = None, progress=None, budget=None, jobs: int = 1,
+            scheduler: str | None = None) -> HeadAnalysis:
     """Argmaxable labels, tie pairs, cosine neighbours and cell counts of ``W``.
 
     ``progress(description, total)`` may return a progress bar (``update``/``close``).
@@ -500,17 +558,39 @@ def analyze(W, *, neighbours: int = DEFAULT_NEIGHBOURS, max_cells: int = DEFAULT
     :data:`verify.analyze.ties.RAYS_PER_LABEL`; see :func:`verify.analyze.ties.tie_pairs`).
     ``budget`` (a :class:`~verify.analyze.memory.MemoryBudget`) sizes the blocks; a
     head that cannot fit is refused with :class:`~verify.io.errors.TooLargeError`.
+    ``jobs`` worker processes, or the Dask cluster ``scheduler`` (``"local"`` or an
+    address), share the chunks of labels and pairs of large heads
+    (:mod:`verify.analyze.parallel`); the result is the same for any of them.
     """
+    from contextlib import nullcontext
+
+    from verify.analyze.parallel import Workers
+
     seconds = {}
     t0 = time.perf_counter()
     head = make_head(W, budget)
+    parallel = getattr(head, "screened", False) and (jobs > 1 or scheduler)
+    if parallel:
+        # Computed once here, inherited or received by every worker.
+        head.float32_rows()
+        head.mahalanobis()
+    with (Workers(head, jobs, scheduler) if parallel else nullcontext()) as workers:
+        return _analyze(head, workers, neighbours, max_cells, force, cells, names, rays,
+                        progress, seconds, t0)
+
+
+def _analyze(head, workers, neighbours, max_cells, force, cells, names, rays, progress,
+             seconds, t0) -> HeadAnalysis:
     bar = progress("labels", head.n) if progress else None
-    argmax = head.argmax(bar)
+    argmax = head.argmax(bar, workers) if workers is not None else head.argmax(bar)
     if bar is not None:
         bar.close()
     seconds["argmax"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    near = cosine_neighbours(head, neighbours)
+    bar = progress("cosine", head.n) if progress and getattr(head, "screened", False) else None
+    near = cosine_neighbours(head, neighbours, progress=bar)
+    if bar is not None:
+        bar.close()
     seconds["cosine"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     if head.n <= ALL_PAIRS_MAX_LABELS:
@@ -518,7 +598,8 @@ def analyze(W, *, neighbours: int = DEFAULT_NEIGHBOURS, max_cells: int = DEFAULT
     else:
         pairs = sorted({(min(i, c), max(i, c)) for i, lst in enumerate(near) for c, _ in lst})
     bar = progress("pairs", 0) if progress else None
-    ties = tie_pairs(head, argmax, pairs=pairs, rays_per_label=rays, progress=bar)
+    ties = tie_pairs(head, argmax, pairs=pairs, rays_per_label=rays, progress=bar,
+                     workers=workers)
     if bar is not None:
         bar.close()
     seconds["ties"] = time.perf_counter() - t0

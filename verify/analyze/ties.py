@@ -85,6 +85,7 @@ import numpy as np
 from flint import fmpq
 
 from verify.analyze.argmax import (
+    SCREEN_CHUNK,
     ArgmaxAnalysis,
     Differences,
     ExactHead,
@@ -98,6 +99,7 @@ from verify.analyze.argmax import (
     perceptron,
     propose_strict,
 )
+from verify.analyze.screen import screened_relaxation, tie_point
 from verify.lp.feasibility import GordanCertificate, Witness, strict_feasibility
 from verify.linalg.exact import integer_nullspace
 
@@ -120,6 +122,9 @@ ALL_PAIRS_MAX_LABELS = 200
 RAYS_PER_LABEL = 8
 #: Candidate tie points rounded and checked at a time.
 CERTIFY_CHUNK = 4096
+#: Relaxation rounds of the screened tie search, and the bits of its points.
+SCREEN_TIE_ROUNDS = 30
+SCREEN_TIE_BITS = 20
 
 
 @dataclass(frozen=True)
@@ -136,6 +141,27 @@ class NoTieCertificate:
 
     multipliers: tuple
     tie: object
+
+
+class ProjectedTieWitness(TieWitness):
+    """A tie witness of a large head, kept short and computed when read.
+
+    The point is ``v_p x - (v . x) e_p`` (``v = z_i - z_j`` of the exact integer
+    head, ``x`` a short integer point, ``p`` the index of the largest ``|v_p|``; see
+    :func:`verify.analyze.screen.tie_point`): it lies exactly on ``v . x = 0``, and has
+    about twice the digits of the head's integers, so thousands of them would fill
+    the memory as tuples of Python integers; this keeps ``x`` (``d`` int32 entries).
+    """
+
+    def __init__(self, head, i: int, j: int, x, p: int):
+        object.__setattr__(self, "_source", (head, i, j, x, p))
+
+    @property
+    def point(self) -> tuple:
+        return tie_point(*self._source)
+
+    def __reduce__(self):
+        return (TieWitness, (self.point,))
 
 
 def is_tie_witness(W: Sequence[Sequence], i: int, j: int, point: Sequence) -> bool:
@@ -436,7 +462,7 @@ def _witness_matrix(argmax: ArgmaxAnalysis, labels) -> np.ndarray:
 
 
 def _decide_rational(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list, progress,
-                     bonus: bool = False) -> dict:
+                     bonus: bool = False, workers=None) -> dict:
     """Decide ``pairs`` exactly; with ``bonus`` also keep other tie pairs met on the way."""
     out: dict = {}
     open_pairs = []
@@ -453,17 +479,33 @@ def _decide_rational(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list, progr
     if not open_pairs:
         return out
     wanted = set(open_pairs)
-    # 1. Rays between the two labels' own witnesses.
-    found = _segment_witnesses(head, argmax, open_pairs)
-    extra = {p: e for p, e in found.items() if p not in wanted and p not in out}
-    _settle(out, found, wanted, progress)
-    # 2. A perceptron confined to the hyperplane w_i . x = w_j . x.
-    rest = [p for p in open_pairs if p not in out]
     rivals: dict = {}
     starts: dict = {}
-    if rest:
-        found, rivals, starts = _plane_witnesses(head, argmax, rest)
+    extra: dict = {}
+    if head.screened:
+        # Large heads: whitened proposals on the hyperplanes, screened in float32,
+        # then one pair at a time (both on the workers, if any).
+        from verify.analyze.parallel import Workers
+
+        workers = workers or Workers(head)
+        found, rivals, starts = _screened_plane_witnesses(head, open_pairs, progress,
+                                                          workers)
+        _settle(out, found, wanted, None)
+        tasks = [(p[0], p[1], starts.get(p), rivals.get(p, ())) for p in open_pairs
+                 if p not in out]
+        for task, ev in zip(tasks, workers.map(decide_pair, tasks,
+                                               lambda r: _tick(progress, 1))):
+            out[task[:2]] = ev
+    else:
+        # 1. Rays between the two labels' own witnesses.
+        found = _segment_witnesses(head, argmax, open_pairs)
+        extra = {p: e for p, e in found.items() if p not in wanted and p not in out}
         _settle(out, found, wanted, progress)
+        # 2. A perceptron confined to the hyperplane w_i . x = w_j . x.
+        rest = [p for p in open_pairs if p not in out]
+        if rest:
+            found, rivals, starts = _plane_witnesses(head, argmax, rest)
+            _settle(out, found, wanted, progress)
     # 3. One pair at a time: a dependency by NNLS, else the LP, else exact simplex.
     for p in open_pairs:
         if p not in out:
@@ -480,6 +522,67 @@ def _settle(out: dict, found: dict, wanted: set, progress) -> None:
     for p in new:
         out[p] = found[p]
     _tick(progress, len(new))
+
+
+def _screened_plane_witnesses(head: ExactHead, pairs: list, progress, workers):
+    """Tie witnesses from :func:`verify.analyze.screen.screened_relaxation`, in chunks
+    of ``SCREEN_CHUNK`` pairs (tasks of ``workers``). Returns ``(found, rivals,
+    starts)`` like :func:`_plane_witnesses`, the last two for the pairs left open."""
+    I = np.array([p[0] for p in pairs], dtype=np.intp)
+    J = np.array([p[1] for p in pairs], dtype=np.intp)
+    chunks = [(I[lo:lo + SCREEN_CHUNK], J[lo:lo + SCREEN_CHUNK])
+              for lo in range(0, len(pairs), SCREEN_CHUNK)]
+    results = workers.map(screen_pairs, chunks, lambda r: _tick(progress, len(r[0])))
+    witnesses, rivals, starts = {}, {}, {}
+    for lo, (found, left, chunk_rivals) in zip(range(0, len(pairs), SCREEN_CHUNK), results):
+        for c, (x, p) in found.items():
+            witnesses[pairs[lo + c]] = ProjectedTieWitness(head, int(I[lo + c]),
+                                                           int(J[lo + c]), x, p)
+        for c, x in left.items():
+            starts[pairs[lo + c]] = x
+            rivals[pairs[lo + c]] = chunk_rivals[c]
+    return witnesses, rivals, starts
+
+
+def screen_pairs(head: ExactHead, chunk):
+    """One chunk ``(I, J)`` of pairs: tie witnesses on the hyperplanes
+    ``(w_i - w_j) . x = 0``, from the Mahalanobis direction of the midpoint,
+    ``C^-1 ((w_i + w_j)/2 - mu)`` projected onto the hyperplane. Returns ``(found,
+    left, rivals)`` of :func:`verify.analyze.screen.screened_relaxation`."""
+    I, J = chunk
+    directions = head.mahalanobis()
+
+    def normals(rows) -> np.ndarray:
+        v = head.F[I[rows]] - head.F[J[rows]]
+        nv = np.linalg.norm(v, axis=1)
+        nv[nv == 0] = 1.0
+        return v / nv[:, None]
+
+    def starts(cols) -> np.ndarray:
+        v = normals(cols)
+        x = directions.directions((head.F[I[cols]] + head.F[J[cols]]) / 2)
+        return x - v.T * np.sum(x * v.T, axis=0)[None, :]
+
+    found, left, rivals = screened_relaxation(head, I, starts, partners=J,
+                                              normals=_Rows(normals),
+                                              rounds=SCREEN_TIE_ROUNDS, bits=SCREEN_TIE_BITS)
+    return found, left, {c: rivals[c] for c in left}
+
+
+def decide_pair(head: ExactHead, task):
+    """The pair of ``task = (i, j, start, rivals)`` by the per-pair methods."""
+    i, j, start, rivals = task
+    return _decide_one(head, i, j, start, rivals)
+
+
+class _Rows:
+    """``rows[index]`` computed on demand by a function of the index array."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __getitem__(self, index):
+        return self.fn(np.asarray(index, dtype=np.intp))
 
 
 def _plane_witnesses(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list):
@@ -600,7 +703,8 @@ def _decide_field(head: FieldHead, argmax: ArgmaxAnalysis, pairs: list, progress
 
 def tie_pairs(W, argmax: ArgmaxAnalysis | None = None, *,
               pairs: Iterable[tuple[int, int]] | None = None,
-              rays_per_label: int | None = None, progress=None) -> TieAnalysis:
+              rays_per_label: int | None = None, progress=None,
+              workers=None) -> TieAnalysis:
     """Decide which pairs of labels can be tied for the highest probability.
 
     Parameters
@@ -612,6 +716,8 @@ def tie_pairs(W, argmax: ArgmaxAnalysis | None = None, *,
     rays_per_label : rays shot from every argmaxable label to find further tie pairs
         (default: none when all pairs are decided, ``RAYS_PER_LABEL`` otherwise).
     progress : an object with ``update(k)`` (a tqdm bar) or None.
+    workers : a :class:`verify.analyze.parallel.Workers` for the chunks and single
+        pairs of large heads (default: this process).
 
     Every returned witness and certificate has been checked exactly.
     """
@@ -633,7 +739,7 @@ def tie_pairs(W, argmax: ArgmaxAnalysis | None = None, *,
         evidence = _decide_field(head, argmax, wanted, progress)
     else:
         evidence = _decide_rational(head, argmax, wanted, progress,
-                                    bonus=rays_per_label > 0)
+                                    bonus=rays_per_label > 0, workers=workers)
         if rays_per_label and not complete:
             for key, ev in _discover(head, argmax, rays_per_label, progress).items():
                 evidence.setdefault(key, ev)

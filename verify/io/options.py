@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["non_negative_int"]
+__all__ = ["non_negative_int", "positive_int"]
 
 
 def non_negative_int(text: str) -> int:
@@ -27,4 +27,11 @@ def non_negative_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0: {text}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    value = non_negative_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1: {text}")
     return value

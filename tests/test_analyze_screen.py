@@ -1,0 +1,282 @@
+"""The float32 screen of large heads (``verify.analyze.screen``), ``--jobs``, progress.
+
+The screen is used from ``SCREEN_MIN_ENTRIES`` entries on; the tests lower that
+threshold so that small heads go through it, and compare with the path of small heads
+and with independent references (Python integers, hull vertices by Carathéodory,
+polygon edges).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from test_analyze import check_argmax_evidence, check_tie_evidence, reference_argmaxable, \
+    reference_ties_2d
+from test_analyze_scale import _run_cli
+from verify.analyze import analyze, make_head, to_json
+from verify.analyze import argmax as argmax_module
+from verify.analyze import screen as screen_module
+from verify.analyze.report import cosine_neighbours
+from verify.analyze.screen import exact_dots, screened_relaxation, small_int_tuple, \
+    tie_point
+from verify.analyze.ties import ProjectedTieWitness, TieWitness
+
+
+@pytest.fixture
+def screened(monkeypatch):
+    """Every head goes through the screen, in chunks of 64 labels."""
+    monkeypatch.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+    monkeypatch.setattr(argmax_module, "SCREEN_CHUNK", 64)
+
+
+def _head(seed: int, n: int, d: int) -> np.ndarray:
+    """Gaussian float32 rows with rows inside the hull, a duplicate and a zero row."""
+    W = np.random.default_rng(seed).standard_normal((n, d)).astype(np.float32)
+    W[:12] = (W[12:24] * 0.25).astype(np.float32)
+    W[40] = W[41]
+    W[60] = 0
+    return W
+
+
+def _without_screen(W, **kw):
+    saved = argmax_module.SCREEN_MIN_ENTRIES
+    argmax_module.SCREEN_MIN_ENTRIES = 1 << 60
+    try:
+        return analyze(W, cells=False, rays=0, **kw)
+    finally:
+        argmax_module.SCREEN_MIN_ENTRIES = saved
+
+
+@pytest.mark.parametrize("seed,n,d", [(0, 260, 5), (1, 240, 8), (2, 280, 6)])
+def test_screened_heads_answer_like_small_heads(screened, seed, n, d):
+    W = _head(seed, n, d)
+    fast = analyze(W, cells=False, rays=0)
+    assert fast.head.screened
+    slow = _without_screen(W)
+    assert fast.argmax.argmaxable == slow.argmax.argmaxable
+    assert fast.ties.tie_pairs == slow.ties.tie_pairs
+    assert fast.ties.non_tie_pairs == slow.ties.non_tie_pairs
+    assert to_json(fast)["cosine"] == to_json(slow)["cosine"]
+    rows = [list(r) for r in fast.head.Z]  # c W, c > 0: the same answers and evidence
+    check_argmax_evidence(rows, fast.argmax)
+    check_tie_evidence(rows, fast.ties)
+    projected = [e for e in fast.ties.evidence.values() if isinstance(e, ProjectedTieWitness)]
+    assert projected  # the tie screen was exercised
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(8, 30), st.integers(0, 10 ** 6))
+def test_screened_plane_heads_match_the_polygon(n, seed):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+        W = np.random.default_rng(seed).integers(-9, 10, size=(n, 2)).tolist()
+        a = analyze(np.array(W, dtype=np.int64), cells=False)
+    assert a.head.screened
+    assert set(a.argmax.argmaxable) == reference_argmaxable(W)
+    assert set(a.ties.tie_pairs) == reference_ties_2d(W)
+    check_argmax_evidence(W, a.argmax)
+    check_tie_evidence(W, a.ties)
+
+
+# --- soundness of the bound: rows that float32 cannot tell apart ------------------------
+
+def _near_cancellation(data, n, d, bits):
+    base = data.draw(st.lists(st.integers(-2 ** bits, 2 ** bits), min_size=d, max_size=d))
+    Z = [[b + data.draw(st.integers(-3, 3)) for b in base] for _ in range(n)]
+    return [[max(-(2 ** 61), min(2 ** 61, v)) for v in row] for row in Z]
+
+
+def _score(Z, k, x):
+    return sum(a * b for a, b in zip(Z[k], x))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(3, 6), st.integers(2, 4), st.integers(20, 61), st.data())
+def test_screen_accepts_only_true_witnesses(n, d, bits, data):
+    """Every point the screen accepts (one round, no relaxation) is a witness in Python
+    integers; rows agree in their high bits, so float32 scores alone often lie."""
+    head = make_head(np.array(_near_cancellation(data, n, d, bits), dtype=np.int64))
+    if head.Zarr is None:
+        return
+    Z = [list(r) for r in head.Z]
+    points = np.array([[data.draw(st.integers(-2 ** 16, 2 ** 16)) for _ in range(d)]
+                       for _ in range(4)], dtype=np.float64).T
+    points[0, :] = 2.0 ** 16  # the largest entry is 2^16: the screen keeps the point
+    targets = [data.draw(st.integers(0, n - 1)) for _ in range(4)]
+    found, _, _ = screened_relaxation(head, targets, lambda cols: points[:, cols], rounds=1)
+    for c, x in found.items():
+        x = [int(v) for v in x]
+        assert x == [int(v) for v in points[:, c]]
+        t = targets[c]
+        assert all(_score(Z, t, x) > _score(Z, k, x) for k in range(n) if k != t)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(3, 6), st.integers(2, 4), st.integers(20, 61), st.data())
+def test_tie_screen_accepts_only_true_tie_witnesses(n, d, bits, data):
+    head = make_head(np.array(_near_cancellation(data, n, d, bits), dtype=np.int64))
+    if head.Zarr is None:
+        return
+    Z = [list(r) for r in head.Z]
+    pairs = [tuple(data.draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2,
+                                      unique=True))) for _ in range(4)]
+    points = np.array([[data.draw(st.integers(-2 ** 20, 2 ** 20)) for _ in range(d)]
+                       for _ in range(4)], dtype=np.float64).T
+    points[0, :] = 2.0 ** 20
+    I = [p[0] for p in pairs]
+    J = [p[1] for p in pairs]
+    found, _, _ = screened_relaxation(head, I, lambda cols: points[:, cols], partners=J,
+                                      rounds=1, bits=20)
+    for c, (x, p) in found.items():
+        t, j = pairs[c]
+        point = tie_point(head, t, j, x, p)
+        top = _score(Z, t, point)
+        assert _score(Z, j, point) == top
+        assert all(_score(Z, k, point) < top for k in range(n) if k not in (t, j))
+
+
+def test_tie_screen_accounts_for_the_move_onto_the_hyperplane():
+    """At x = (1, 5) label 0 beats label 2 (20 > 19), but the tie point
+    x' = 20 x - 10 e_0 = (10, 100) gives label 2 the lead (340 > 200 = 200): the screen
+    must judge x', not x."""
+    head = make_head(np.array([[20, 0], [0, 2], [4, 3]], dtype=np.int64))
+    start = np.array([[2.0 ** 20 / 5], [2.0 ** 20]])
+    found, _, _ = screened_relaxation(head, [0], lambda cols: start, partners=[1],
+                                      rounds=1, bits=20)
+    Z = [list(r) for r in head.Z]
+    for c, (x, p) in found.items():
+        point = tie_point(head, 0, 1, x, p)
+        assert _score(Z, 0, point) == _score(Z, 1, point) > _score(Z, 2, point)
+
+
+def test_tie_point_lies_on_the_hyperplane_in_the_direction_of_x():
+    head = make_head(np.array([[7, -3, 2], [1, 4, -9], [0, 0, 1]], dtype=np.int64))
+    x = np.array([5, 1, -2])
+    for t, j in ((0, 1), (1, 0), (0, 2)):
+        v = [a - b for a, b in zip(head.Z[t], head.Z[j])]
+        p = int(np.argmax(np.abs(v)))
+        point = tie_point(head, t, j, x, p)
+        assert sum(a * b for a, b in zip(v, point)) == 0
+        # off x only in coordinate p, by a positive multiple
+        others = [c for c in range(3) if c != p]
+        ratio = {point[c] / x[c] for c in others}
+        assert len(ratio) == 1 and ratio.pop() > 0
+
+
+def test_projected_witnesses_pickle_as_plain_witnesses(screened):
+    W = _head(4, 200, 4)
+    a = analyze(W, cells=False, rays=0)
+    projected = [e for e in a.ties.evidence.values() if isinstance(e, ProjectedTieWitness)]
+    assert projected
+    e = projected[0]
+    back = pickle.loads(pickle.dumps(e))
+    assert type(back) is TieWitness and back.point == e.point and back == TieWitness(e.point)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 1100), st.data())
+def test_exact_dots_match_python_integers(m, d, data):
+    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 32)))
+    V = rng.integers(-2 ** 63 + 1, 2 ** 63 - 1, size=(m, d), dtype=np.int64)
+    X = rng.integers(-2 ** 20, 2 ** 20 + 1, size=(d, m), dtype=np.int64)
+    V[:, 0] = data.draw(st.sampled_from([-2 ** 63 + 1, 2 ** 63 - 1, 0, -1]))
+    X[0, :] = data.draw(st.sampled_from([-2 ** 20, 2 ** 20, 0]))
+    expected = [sum(int(a) * int(b) for a, b in zip(V[c], X[:, c])) for c in range(m)]
+    assert exact_dots(V, X) == expected
+
+
+def test_small_int_tuples_share_their_integers():
+    a = small_int_tuple(np.array([1000, -1000, 5]), 16)
+    b = small_int_tuple(np.array([1000, 7]), 16)
+    assert a == (1000, -1000, 5) and a[0] is b[0]
+
+
+# --- cosine neighbours through the float32 pre-filter -----------------------------------
+
+def test_float32_cosine_prefilter_changes_nothing(monkeypatch):
+    rng = np.random.default_rng(7)
+    W = rng.standard_normal((1500, 6)).astype(np.float32)
+    W[10:20] = W[0] * np.arange(1, 11, dtype=np.float32)[:, None]  # equal cosines
+    W[30] = 0
+    W[31] = -W[32]
+    # integer rows closer to each other than float32 can resolve: their cosines with
+    # each other differ from 1 by about 1e-12, far below the float32 error 1e-6
+    close = rng.integers(-2 ** 30, 2 ** 30, size=6) + rng.integers(-2 ** 10, 2 ** 10,
+                                                                  size=(40, 6))
+    far = rng.integers(-2 ** 30, 2 ** 30, size=(400, 6))
+    for rows in (W, np.vstack([close, far]).astype(np.int64)):
+        reference = cosine_neighbours(make_head(rows), 3)
+        with monkeypatch.context() as mp:
+            mp.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+            head = make_head(rows)
+            assert head.screened
+            assert cosine_neighbours(head, 3) == reference
+
+
+# --- --jobs and --scheduler: the same bytes ---------------------------------------------
+
+def _digest(result) -> str:
+    """The JSON output's SHA-256 (a failing comparison of two long strings is slow)."""
+    return hashlib.sha256(json.dumps(to_json(result)).encode()).hexdigest()
+
+
+def test_jobs_give_byte_identical_output(screened):
+    W = _head(3, 300, 6)
+    reference = _digest(analyze(W, cells=False, rays=0))
+    for jobs in (2, 3):
+        assert _digest(analyze(W, cells=False, rays=0, jobs=jobs)) == reference
+
+
+def test_jobs_on_the_command_line(screened, tmp_path):
+    path = tmp_path / "w.npy"
+    np.save(path, _head(5, 260, 5))
+    outputs = []
+    for extra in ([], ["--jobs", "2"]):
+        code, out, err = _run_cli(["analyze", "--matrix", str(path), "--json", *extra])
+        assert code == 0, err
+        outputs.append(out)
+    assert hashlib.sha256(outputs[0].encode()).digest() == \
+        hashlib.sha256(outputs[1].encode()).digest()
+    code, _, err = _run_cli(["analyze", "--matrix", str(path), "--jobs", "0"])
+    assert code == 2 and "must be >= 1" in err
+
+
+def test_dask_scheduler_gives_the_same_output(screened):
+    pytest.importorskip("dask.distributed")
+    W = _head(6, 220, 5)
+    reference = _digest(analyze(W, cells=False, rays=0))
+    assert _digest(analyze(W, cells=False, rays=0, jobs=2, scheduler="local")) == reference
+
+
+# --- progress ---------------------------------------------------------------------------
+
+class _Bar:
+    def __init__(self, description, total):
+        self.description, self.total, self.count, self.closed = description, total, 0, False
+
+    def update(self, k):
+        self.count += k
+
+    def close(self):
+        self.closed = True
+
+
+def test_every_phase_reports_progress_to_its_total(screened):
+    bars = []
+
+    def progress(description, total):
+        bars.append(_Bar(description, total))
+        return bars[-1]
+
+    W = _head(8, 250, 5)
+    analyze(W, cells=False, rays=0, progress=progress)
+    assert [b.description for b in bars] == ["labels", "cosine", "pairs"]
+    for bar in bars:
+        assert bar.closed and bar.total > 0 and bar.count == bar.total, bar.description
