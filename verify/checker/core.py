@@ -657,23 +657,6 @@ def _is_zip(path) -> bool:
         return False
 
 
-def _check_archive(analyze, path, options) -> int:
-    """Check an ``analyze`` certificate archive (``checker/analyze.py``); the status."""
-    try:
-        summary = analyze.check_file(path, backend=options["arithmetic"])
-    except UnknownFormat as exc:
-        print(f"{path}: ERROR: {exc}", file=sys.stderr)
-        return 2
-    except CertificateError as exc:
-        print(f"{path}: INVALID: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(f"{path}: ERROR: cannot read: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    print(f"{path}: OK ({summary})")
-    return 0
-
-
 def main(argv) -> int:
     """Check every file in ``argv``; one line per file; the exit status described above."""
     if not argv or argv[0] in ("-h", "--help"):
@@ -685,13 +668,10 @@ def main(argv) -> int:
         return 2
     status = 0
     for path in argv:
-        if _is_zip(path):  # an analyze certificate: checker/analyze.py
-            status = max(status, _check_archive(import_module("verify.checker.analyze"),
-                                                path, options))
-            continue
         try:
-            streamed = streamed_checker(path)
-            obj = None if streamed else load_certificate(path)
+            archive = _is_zip(path)  # an analyze certificate: checker/analyze.py
+            streamed = None if archive else streamed_checker(path)
+            obj = None if archive or streamed else load_certificate(path)
         except OSError as exc:
             print(f"{path}: ERROR: cannot read: {exc.strerror or exc}", file=sys.stderr)
             status = 2
@@ -702,8 +682,13 @@ def main(argv) -> int:
             status = 2
             continue
         try:
-            summary = (check_certificate(obj) if streamed is None
-                       else import_module(streamed).check_stream_file(path))
+            if archive:
+                summary = import_module("verify.checker.analyze").check_file(
+                    path, backend=options["arithmetic"])
+            elif streamed is not None:
+                summary = import_module(streamed).check_stream_file(path)
+            else:
+                summary = check_certificate(obj)
         except OSError as exc:
             print(f"{path}: ERROR: cannot read: {exc.strerror or exc}", file=sys.stderr)
             status = 2
