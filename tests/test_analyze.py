@@ -432,7 +432,7 @@ def test_example_c2_facts():
 
 
 def test_example_c3_with_square_roots():
-    from verify.analyze.command import _parse_entry
+    from verify.numbers.sqrt_sum import parse_entry as _parse_entry
 
     W = [[_parse_entry(x) for x in row] for row in EXAMPLES["example C.3"]["W"]]
     a = analyze(W)
@@ -448,7 +448,7 @@ def test_example_c3_with_square_roots():
 
 
 def test_theorem_55_models_differ_in_argmaxable_labels():
-    from verify.analyze.command import _parse_entry
+    from verify.numbers.sqrt_sum import parse_entry as _parse_entry
 
     m1 = [[_parse_entry(x) for x in row] for row in EXAMPLES["theorem 5.5"]["model 1"]]
     m2 = [[_parse_entry(x) for x in row] for row in EXAMPLES["theorem 5.5"]["model 2"]]

@@ -467,6 +467,55 @@ def test_text_heads_and_vectors(tmp_path):
                                                          tensor="x")
 
 
+def test_text_heads_read_square_roots_exactly(tmp_path):
+    """The text path of ``load_head`` reads the same entries as the exact commands."""
+    from verify.numbers.sqrt_sum import SqrtSum, parse_sqrt_sum
+
+    path = _write(tmp_path, "w.txt", "1 0\nsqrt(2)/2 -sqrt(8)/4\nsqrt(4)/4 0.1\n")
+    rows = load_head(path).weights
+    assert rows[1] == [parse_sqrt_sum("sqrt(2)/2"), -parse_sqrt_sum("sqrt(2)/2")]
+    assert isinstance(rows[1][0], SqrtSum)
+    # a square root that is rational is a rational, and a decimal is its exact value
+    assert [str(x) for x in rows[2]] == ["1/2", "1/10"]
+    assert "not a number: 'sqrt(-2)'" in error_of(
+        load_head, _write(tmp_path, "bad.txt", "1 sqrt(-2)\n"))
+
+
+def test_bias_heads_refuse_irrational_entries_in_one_line(tmp_path):
+    """A bias head is decided over the rationals: an irrational entry is named, exit 2;
+    square roots that are rational change nothing."""
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from verify.cli import main
+
+    def run(*args):
+        out, err = io.StringIO(), io.StringIO()
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                code = main(["analyze", *map(str, args)])
+            except SystemExit as exc:
+                code = exc.code
+        return code, out.getvalue(), err.getvalue()
+
+    bias = _write(tmp_path, "b.txt", "0\n0\n1/10\n0\n")
+    irrational = _write(tmp_path, "w.txt", "1 0\n0 1\nsqrt(2)/2 sqrt(2)/2\n-1 -1\n")
+    code, out, err = run("--matrix", irrational, "--bias", bias)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert "row 2, column 0: sqrt(2)/2 is irrational; --bias needs rational" in err
+    rooted = _write(tmp_path, "r.txt", "1 0\n0 1\nsqrt(4)/4 sqrt(1/4)\n-1 -1\n")
+    plain = _write(tmp_path, "p.txt", "1 0\n0 1\n1/2 0.5\n-1 -1\n")
+    results = []
+    for head in (rooted, plain):
+        code, out, err = run("--matrix", head, "--bias", bias, "--json")
+        assert code == 0, err
+        document = json.loads(out)
+        document.pop("matrix", None)
+        document.pop("source", None)
+        results.append(document)
+    assert results[0] == results[1]
+
+
 # --- bias ---------------------------------------------------------------------------
 
 

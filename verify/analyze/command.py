@@ -99,23 +99,6 @@ def _gigabytes(text: str) -> float:
     return value
 
 
-def _parse_entry(text: str):
-    """An exact rational, or a sum of square roots (:class:`SqrtSum`) if it needs one."""
-    from verify.numbers.rational import parse_rational
-    from verify.numbers.sqrt_sum import parse_sqrt_sum
-
-    try:
-        return parse_rational(text)
-    except ValueError as first:
-        if "sqrt" not in text:
-            raise
-        try:
-            value = parse_sqrt_sum(text)
-        except (ValueError, ArithmeticError):
-            raise first from None
-        return value.to_rational() if value.is_rational() else value
-
-
 def _npy_matrix(path: str):
     """A ``.npy`` file of binary floats (up to 64 bits) or integers, memory-mapped.
 
@@ -176,12 +159,26 @@ def load_source(path: str, tensor: str | None, bias: str | None):
         return read_head(path, tensor), None, None
     source = load_head(path, tensor=tensor, bias=bias)
     weights = source.weights
+    if bias is not None and isinstance(weights, list):
+        _refuse_square_roots(path, weights)
     if isinstance(weights, LoadedTensor):
         weights = weights.rows(limit=None) if bias is not None else TensorRows(weights)
     b = source.bias
     if isinstance(b, LoadedTensor):
         b = b.rows(limit=None)
     return weights, b, source.description
+
+
+def _refuse_square_roots(path, rows) -> None:
+    """A bias head is decided over the rationals (see docs/analyze.md): say so, in one
+    line, when an entry is irrational."""
+    from verify.numbers.sqrt_sum import SqrtSum
+
+    for r, row in enumerate(rows):
+        for c, entry in enumerate(row):
+            if isinstance(entry, SqrtSum):
+                raise InputError(f"{path}: row {r}, column {c}: {entry} is irrational; "
+                                 f"--bias needs rational entries")
 
 
 def read_head(path: str, tensor: str | None = None):
@@ -199,7 +196,9 @@ def read_head(path: str, tensor: str | None = None):
         raise InputError(f"{path}: --tensor applies to .safetensors files only")
     from verify.io.matrix import read_matrix
 
-    return read_matrix(path, parse_entry=_parse_entry)
+    from verify.numbers.sqrt_sum import parse_entry
+
+    return read_matrix(path, parse_entry=parse_entry)
 
 
 def read_names(path: str, n: int) -> list[str]:

@@ -480,11 +480,12 @@ class HeadSource:
 
 def _text_head(path: Path, tensor: str | None):
     from verify.io.matrix import read_matrix
+    from verify.numbers.sqrt_sum import parse_entry
 
     if tensor is not None:
         raise _fail(path, "--tensor applies to checkpoints (.safetensors, an index, a "
                           "directory) only")
-    return read_matrix(path)
+    return read_matrix(path, parse_entry=parse_entry)
 
 
 def _load_bias(bias: str, head_name: str | None, tensors: dict, where: Path | None,

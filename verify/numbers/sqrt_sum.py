@@ -78,6 +78,7 @@ __all__ = [
     "SqrtSum",
     "as_sqrt_sum",
     "parse_sqrt_sum",
+    "parse_entry",
     "dot",
     "det",
     "cosine_matrix",
@@ -897,6 +898,30 @@ def parse_sqrt_sum(text: str) -> SqrtSum:
     if not isinstance(text, str):
         raise TypeError(f"parse_sqrt_sum expects a string, got {type(text).__name__}")
     return _Parser(text).parse()
+
+
+def parse_entry(text: str):
+    """One matrix entry read exactly: an ``fmpq``, or a :class:`SqrtSum` if it needs one.
+
+    The rational grammar is tried first, so ``0.1`` is ``1/10`` and an entry such as
+    ``sqrt(4)/2`` comes back as the rational ``1``.  Text that is neither raises the
+    rational parser's ValueError, which names the text.
+
+    >>> parse_entry("0.1"), parse_entry("5*sqrt(2)/2")
+    (1/10, 5*sqrt(2)/2)
+    """
+    from verify.numbers.rational import parse_rational
+
+    try:
+        return parse_rational(text)
+    except ValueError as first:
+        if "sqrt" not in text:
+            raise
+        try:
+            value = parse_sqrt_sum(text)
+        except (ValueError, ArithmeticError):
+            raise first from None
+        return value.to_rational() if value.is_rational() else value
 
 
 # ---------------------------------------------------------------------------
