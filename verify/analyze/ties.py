@@ -92,6 +92,7 @@ from verify.analyze.argmax import (
     FieldHead,
     _dot,
     _integral,
+    _cluster_point,
     _round_point,
     _tick,
     make_head,
@@ -630,6 +631,10 @@ def _decide_one(head: ExactHead, i: int, j: int, start, rivals):
     """One pair: NNLS dependency, then the cutting-plane LP, then the exact simplex."""
     if head.n <= 2:
         return TieWitness(point=tuple(0 for _ in range(head.d)))
+    if head.screened:
+        point = _cluster_point(head, i, start, partner=j)
+        if point is not None:
+            return TieWitness(point=point)
     A = Differences(head, i, skip=(j,))
     others = A.labels
     equal = head.Z[i] == head.Z[j]
