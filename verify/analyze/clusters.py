@@ -37,11 +37,15 @@ pivot coordinates, ``x_0 = D (X - e_P V_P^-1 V X)`` with ``D`` the least positiv
 integer that clears the denominators (for one row this is the move of
 :func:`verify.analyze.screen.tie_point`).
 
-Nothing here is a verdict: the point ``x`` is a proposal, accepted only by the exact
-check :meth:`verify.analyze.argmax.ExactHead.wins` (the float64 error bound with the
-exact integer fallback; the cluster's margins, far below the float bound, are computed
-in Python integers there). When a step fails (``V`` degenerate, the cluster not on top
-at ``x_0``, the check), the caller goes on with its other methods.
+Nothing here is a verdict on its own: :func:`cluster_witness` returns ``x`` only after
+the exact check :meth:`verify.analyze.argmax.ExactHead.wins` has accepted it (the
+float64 error bound with the exact integer fallback; the cluster's margins, far below
+the float bound, are computed in Python integers there). When a step fails (``V``
+degenerate, the cluster not on top at ``x_0``, the check), it returns None and the
+caller goes on with its other methods (NNLS, the cutting-plane LP, the exact simplex).
+Measured on the synthetic heads of ``benchmarks/bench_analyze_scale.py``: about 0.1 s
+per label at ``d = 256`` and 0.4 s at ``d = 768`` (the LP took 30 s and more than
+15 minutes).
 
 Example
 -------
