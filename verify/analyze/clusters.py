@@ -51,12 +51,14 @@ Example
 -------
 >>> import numpy as np
 >>> from verify.analyze.argmax import make_head
->>> W = np.array([[4, 0], [0, 4], [-4, 0], [0, -4], [4 * 2**20 + 1, 1]], dtype=np.int64)
->>> W[:4] *= 2**20
+>>> W = np.array([[4, 0], [0, 4], [-4, 0], [0, -4], [4, 0]], dtype=np.int64) << 20
+>>> W[4, 1] = 1  # w_4 = w_0 + (0, 1): a near duplicate, a relative 2^-22 away
 >>> head = make_head(W)
->>> x = cluster_witness(head, 4, near_labels(head, 4), np.array([1.0, 0.0]))
->>> head.wins([x], [4])
-[True]
+>>> near_labels(head, 4)
+[0]
+>>> x = cluster_witness(head, 4, [0], np.array([1.0, 0.5]))
+>>> head.wins([x], [4]), x[1] > 0
+([True], True)
 """
 
 from __future__ import annotations
