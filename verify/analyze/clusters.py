@@ -68,6 +68,8 @@ from math import gcd
 import numpy as np
 from flint import fmpq, fmpq_mat, fmpz_mat
 
+from verify.linalg.exact import primitive_integer_row
+
 __all__ = ["NEAR_RELATIVE", "MAX_CLUSTER", "near_labels", "cluster_witness"]
 
 #: Rows within this relative distance of ``w_i`` form its cluster (the float32 bound
@@ -129,13 +131,7 @@ def _pivots(V: np.ndarray) -> list[int] | None:
 
 def _primitive(values) -> tuple:
     """The positive multiple of a rational vector with coprime integer entries."""
-    qs = [fmpq(v) for v in values]
-    den = 1
-    for q in qs:
-        den = den * int(q.q) // gcd(den, int(q.q))
-    ints = [int(q.p) * (den // int(q.q)) for q in qs]
-    g = gcd(*ints)
-    return tuple(v // g for v in ints) if g > 1 else tuple(ints)
+    return tuple(primitive_integer_row([fmpq(v) for v in values]))
 
 
 def _on_subspace(rows, pivots, inverse, X) -> tuple | None:
