@@ -638,3 +638,22 @@ def test_identities_beyond_the_prime_limit_are_computed_in_integers(square, monk
         a["hull_weights"][1] = 0
     status, message = forged(square, change)
     assert status == "INVALID" and message.startswith("convex weights[0] of label 4")
+
+
+@pytest.mark.parametrize("top", [5, 2 ** 62, 2 ** 63 - 1, 2 ** 63, 2 ** 95])
+def test_points_computed_one_at_a_time_encode_like_the_list(top):
+    """``PointRows`` (two passes, no list of all points) gives the arrays of the list."""
+    from types import SimpleNamespace
+
+    from verify.analyze.certificate import PointRows, encode
+
+    rows = [[top, -3, 0], [0, 0, 0], [-top, 1, 2 ** 40], [7, -(top // 2), 1]]
+    lazy = PointRows([SimpleNamespace(point=tuple(r)) for r in rows], list, 3)
+    enc, parts = encode(lazy)
+    ref_enc, ref_parts = encode(rows)
+    assert enc == ref_enc == ("int64" if top < 2 ** 63 else "limbs")
+    assert parts.keys() == ref_parts.keys()
+    for key in parts:
+        assert parts[key].dtype == ref_parts[key].dtype
+        assert parts[key].shape == ref_parts[key].shape
+        assert parts[key].tobytes() == ref_parts[key].tobytes()

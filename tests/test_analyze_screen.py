@@ -280,3 +280,14 @@ def test_every_phase_reports_progress_to_its_total(screened):
     assert [b.description for b in bars] == ["labels", "cosine", "pairs"]
     for bar in bars:
         assert bar.closed and bar.total > 0 and bar.count == bar.total, bar.description
+
+
+def test_large_heads_shoot_no_rays_unless_asked(screened):
+    """Heads of at least 2^20 entries decide the neighbour pairs only by default (8 rays
+    per label would cost 16 n^2 d multiply-adds); --rays still adds tie pairs."""
+    W = _head(4, 260, 5)
+    default = analyze(W, cells=False)
+    assert _digest(default) == _digest(analyze(W, cells=False, rays=0))
+    more = analyze(W, cells=False, rays=2)
+    assert set(more.ties.tie_pairs) > set(default.ties.tie_pairs)
+    check_tie_evidence([list(r) for r in more.head.Z], more.ties)

@@ -662,6 +662,12 @@ class ExactHead:
         return undecided
 
     def _decide_label(self, i: int, start, rivals=()) -> Witness | GordanCertificate:
+        if self.screened:
+            # Near-duplicate rows defeat the float32 bound; a shared top point of the
+            # cluster and a small push decide them (verify.analyze.clusters).
+            point = _cluster_point(self, i, start)
+            if point is not None:
+                return Witness(point=point)
         A = Differences(self, i)
         others = A.labels
         # A label that never won is probably inside the hull: look for the convex
@@ -719,6 +725,26 @@ class ExactHead:
             return Witness(point=_integral(ev.point))
         support = [others[r] for r, _ in ev.multipliers]
         return _normalised(i, support, [y for _, y in ev.multipliers])
+
+
+def _cluster_point(head: ExactHead, i: int, start, partner: int | None = None):
+    """An exactly checked witness of :func:`verify.analyze.clusters.cluster_witness` for
+    ``i`` (and ``partner``) and the rows near them, from ``start`` and then from the
+    Mahalanobis direction; None if there are no such rows or it fails."""
+    from verify.analyze.clusters import cluster_witness, near_labels
+
+    ends = (i,) if partner is None else (i, partner)
+    cluster = list(dict.fromkeys(k for e in ends for k in near_labels(head, e)
+                                 if k not in ends))
+    if not cluster and (partner is None or head.Z[i] != head.Z[partner]):
+        return None
+    middle = head.F[list(ends)].mean(axis=0)[None, :]
+    for x in (start, head.mahalanobis().directions(middle)[:, 0]):
+        if x is not None:
+            point = cluster_witness(head, i, cluster, x, partner=partner)
+            if point is not None:
+                return point
+    return None
 
 
 def screen_labels(head: ExactHead, labels: np.ndarray):

@@ -186,7 +186,7 @@ def analyze_certificate_arrays(result, W, bias=None) -> tuple[dict, dict]:
     for i, e in enumerate(result.argmax.evidence):
         if isinstance(e, Witness):
             argmax_labels.append(i)
-            argmax_points.append(point(e.point))
+            argmax_points.append(e)
         else:
             hull_labels.append(i)
             hull.append((e.multipliers, None))
@@ -196,7 +196,7 @@ def analyze_certificate_arrays(result, W, bias=None) -> tuple[dict, dict]:
     for (i, j), e in sorted(result.ties.evidence.items()):
         if isinstance(e, TieWitness):
             tie_pairs.append([i, j])
-            tie_points.append(point(e.point))
+            tie_points.append(e)
         else:
             non_tie_pairs.append([i, j])
             non_tie.append((e.multipliers, e.tie))
@@ -209,14 +209,14 @@ def analyze_certificate_arrays(result, W, bias=None) -> tuple[dict, dict]:
         "Z": Z,
         "bias": beta,
         "argmax_labels": np.array(argmax_labels, dtype=np.int64),
-        "argmax_points": _matrix(argmax_points, width),
+        "argmax_points": _matrix(PointRows(argmax_points, point, width), width),
         "hull_labels": np.array(hull_labels, dtype=np.int64),
         "hull_offsets": np.array(h["offsets"], dtype=np.int64),
         "hull_support": np.array(h["support"], dtype=np.int64),
         "hull_weights": h["weights"],
         "hull_denominators": h["denominators"],
         "tie_pairs": np.array(tie_pairs, dtype=np.int64).reshape(-1, 2),
-        "tie_points": _matrix(tie_points, width),
+        "tie_points": _matrix(PointRows(tie_points, point, width), width),
         "non_tie_pairs": np.array(non_tie_pairs, dtype=np.int64).reshape(-1, 2),
         "non_tie_offsets": np.array(nt["offsets"], dtype=np.int64),
         "non_tie_support": np.array(nt["support"], dtype=np.int64),
@@ -270,8 +270,53 @@ def _limbs(values) -> dict:
             "width": np.array(widths, dtype=np.int64), "limbs": limbs}
 
 
+class PointRows:
+    """The points of witnesses as rows of integers, computed one at a time.
+
+    At 50,257 x 768 the points of the tie witnesses, held as Python integers, would
+    take gigabytes (each is computed from a short stored form,
+    :class:`verify.analyze.ties.ProjectedTieWitness`). :meth:`encode` gives exactly
+    what :func:`encode` gives for the list of rows, in two passes over the witnesses,
+    with only the output arrays in memory.
+    """
+
+    def __init__(self, witnesses: list, point, width: int):
+        self.witnesses, self.point, self.width = witnesses, point, width
+
+    def __len__(self) -> int:
+        return len(self.witnesses)
+
+    def __iter__(self):
+        return (self.point(e.point) for e in self.witnesses)
+
+    def encode(self) -> tuple[str, dict]:
+        m, w = len(self), self.width
+        out = np.empty((m, w), dtype=np.int64)
+        try:
+            for r, row in enumerate(self):
+                out[r] = row
+            return "int64", {"": out}
+        except OverflowError:  # as np.array(rows, dtype=np.int64) would raise
+            del out
+        signs = np.empty((m, w), dtype=np.int8)
+        widths = np.empty(m, dtype=np.int64)
+        for r, row in enumerate(self):
+            signs[r] = [(v > 0) - (v < 0) for v in row]
+            widths[r] = (max(abs(v).bit_length() for v in row) + 31) // 32 if row else 0
+        limbs = np.empty(int(widths.sum()) * w, dtype="<u4")
+        at = 0
+        for r, row in enumerate(self):
+            size = int(widths[r]) * w
+            data = b"".join(abs(v).to_bytes(4 * int(widths[r]), "little") for v in row)
+            limbs[at:at + size] = np.frombuffer(data, dtype="<u4")
+            at += size
+        return "limbs", {"sign": signs, "width": widths, "limbs": limbs}
+
+
 def encode(values) -> tuple[str, dict]:
     """``(encoding, {suffix: array})`` of an integer array (see the module docstring)."""
+    if isinstance(values, PointRows):
+        return values.encode()
     arr = _as_int64(values)
     if arr is not None:
         return "int64", {"": arr}

@@ -66,8 +66,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--rays", type=non_negative_int, default=None, metavar="R",
                    help="above 200 labels, where not every pair is decided: random rays "
                         "shot from each argmaxable label's witness to find further tie "
-                        "pairs, each certified exactly (default 8; 0: only the cosine "
-                        "neighbour pairs)")
+                        "pairs, each certified exactly (default 8, and 0 for heads of "
+                        "at least 2^20 entries; 0: only the cosine neighbour pairs)")
     p.add_argument("--memory", type=_gigabytes, default=None, metavar="GB",
                    help="memory budget in GB: blocks of the large products are sized to "
                         "it, and a head that cannot fit even in blocks is refused "

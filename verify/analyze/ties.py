@@ -92,6 +92,7 @@ from verify.analyze.argmax import (
     FieldHead,
     _dot,
     _integral,
+    _cluster_point,
     _round_point,
     _tick,
     make_head,
@@ -630,6 +631,10 @@ def _decide_one(head: ExactHead, i: int, j: int, start, rivals):
     """One pair: NNLS dependency, then the cutting-plane LP, then the exact simplex."""
     if head.n <= 2:
         return TieWitness(point=tuple(0 for _ in range(head.d)))
+    if head.screened:
+        point = _cluster_point(head, i, start, partner=j)
+        if point is not None:
+            return TieWitness(point=point)
     A = Differences(head, i, skip=(j,))
     others = A.labels
     equal = head.Z[i] == head.Z[j]
@@ -674,15 +679,25 @@ def _discover(head: ExactHead, argmax: ArgmaxAnalysis, rays: int, progress=None,
             progress.set_description("pairs and rays")
     rng = np.random.default_rng(seed)
     X = _witness_matrix(argmax, labels)
-    cands = []
     L = np.array(labels)
+    found: dict = {}
+    seen: set = set()
     for _ in range(rays):
         U = rng.standard_normal(X.shape)
         rival, point, ok = _ray_exits(head.F, X, U, L, block=_ray_block(head))
+        # Certified one round at a time (the exit points of a round are d x labels
+        # floats); as before, each pair is tried with the first exit that meets it.
+        cands = []
         for c in np.nonzero(ok)[0]:
-            cands.append((int(L[c]), int(rival[c]), point[:, c]))
+            i, k = int(L[c]), int(rival[c])
+            key = (min(i, k), max(i, k))
+            if key not in seen:
+                seen.add(key)
+                cands.append((i, k, point[:, c]))
+        found.update(_certify_points(head, cands))
+        del point, cands
         _tick(progress, len(labels))
-    return _certify_points(head, cands)
+    return found
 
 
 # --- the field engine (square roots) ----------------------------------------------------
@@ -714,7 +729,8 @@ def tie_pairs(W, argmax: ArgmaxAnalysis | None = None, *,
     pairs : pairs to decide. Default: all pairs if ``n <= ALL_PAIRS_MAX_LABELS``,
         otherwise none besides those found by ray shooting.
     rays_per_label : rays shot from every argmaxable label to find further tie pairs
-        (default: none when all pairs are decided, ``RAYS_PER_LABEL`` otherwise).
+        (default: none when all pairs are decided or the head is screened, i.e. has
+        at least 2^20 entries, ``RAYS_PER_LABEL`` otherwise).
     progress : an object with ``update(k)`` (a tqdm bar) or None.
     workers : a :class:`verify.analyze.parallel.Workers` for the chunks and single
         pairs of large heads (default: this process).
@@ -730,7 +746,9 @@ def tie_pairs(W, argmax: ArgmaxAnalysis | None = None, *,
     wanted = sorted({(min(i, j), max(i, j)) for i, j in pairs if i != j})
     complete = len(wanted) == n * (n - 1) // 2
     if rays_per_label is None:
-        rays_per_label = 0 if complete else RAYS_PER_LABEL
+        # Large heads: 8 rays per label would cost 16 n^2 d multiply-adds.
+        rays_per_label = 0 if complete or getattr(head, "screened", False) \
+            else RAYS_PER_LABEL
     if progress is not None and hasattr(progress, "total"):
         progress.total = (progress.total or 0) + len(wanted)
         if hasattr(progress, "refresh"):
