@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import copy
 import json
+import random
+from fractions import Fraction
 
 import pytest
 
 from verify.certificates.writers import claim_certificate, pattern_certificate
-from verify.checker.core import CertificateError, check_certificate, load_certificate
+from verify.checker.core import (CertificateError, check_certificate, load_certificate,
+                                 parallel_classes)
 from verify.checker.roots import SQUARE_ROOTS
 
 W3 = [[1, 2], [0, 1], [2, -1]]
@@ -137,3 +140,89 @@ def test_files_are_read_as_utf8_whatever_the_locale(tmp_path, monkeypatch):
     path.write_text('{"family": "Zaslavsky \u2013 n \u2264 5"}', encoding="utf-8")
     monkeypatch.setattr(core, "open", latin1_locale_open, raising=False)
     assert load_certificate(path) == {"family": "Zaslavsky \u2013 n \u2264 5"}
+
+
+@pytest.mark.parametrize("kind", ["sign", "ranking"])
+def test_the_input_is_named(kind):
+    cert = fresh(kind)
+    cert["input"] = [[1, 2]]
+    rejects(cert, r"^input: expected an object, got \[\[1, 2\]\]$")
+    cert = fresh(kind)
+    del cert["input"]["affine"]
+    rejects(cert, r"^input: missing 'affine'$")
+    cert = fresh(kind)
+    cert["input"]["scale"] = "1"
+    rejects(cert, r"^input: unexpected 'scale'$")
+    cert = fresh(kind)
+    cert["input"]["affine"] = "no"
+    rejects(cert, r'^input\.affine: expected true or false, got "no"$')
+
+
+def test_a_flip_names_its_rows_one_or_a_parallel_class():
+    """Rows 0 and 1 of ``W`` are parallel: a flip across their class names both rows,
+    a flip across another line names its one row (classes found here by cross products)."""
+    W = [[1, 0], [2, 0], [0, 1], [1, 1], [1, -1]]
+    cls = {r: [s for s in range(len(W)) if W[r][0] * W[s][1] == W[r][1] * W[s][0]]
+           for r in range(len(W))}
+    named = {1: "row {}", 2: "rows {}, {}"}
+    cert = fresh("sign", W=W)
+    patterns = cert["assertion"]["patterns"]
+    sizes = set()
+    for t, refutation in enumerate(cert["evidence"]["refutations"]):
+        rows = cls[refutation["row"]]
+        sizes.add(len(rows))
+        text = named[len(rows)].format(*rows)
+        bad = copy.deepcopy(cert)
+        for pair in bad["evidence"]["refutations"][t]["multipliers"]:
+            pair[1] = "0"
+        rejects(bad, rf"^refutation {t} \(cell {refutation['cell']} flipped at {text}\): "
+                     r"every multiplier is zero$")
+        bad = copy.deepcopy(cert)
+        del bad["evidence"]["refutations"][t]
+        with pytest.raises(CertificateError) as error:
+            check_certificate(bad)
+        message = str(error.value)
+        assert message.startswith("incomplete: cell ")
+        flipped = message.split(" gives ")[1].split(",")[0]
+        c = int(message.split()[2])
+        changed = [r for r in range(len(W)) if flipped[r] != patterns[c][r]]
+        assert f" flipped at {named[len(changed)].format(*changed)} gives " in message
+        assert changed == cls[changed[0]]
+    assert sizes == {1, 2}
+
+
+def test_parallel_classes_are_the_definition():
+    """Rows ``a, b`` share a class iff both are non-zero and ``a = t b`` for some
+    ``t != 0`` (rank of ``[a; b]`` below 2, checked on every 2 x 2 minor); classes are
+    ordered by their first row, zero rows are in none, whatever their place."""
+    rng = random.Random(13)
+    for _ in range(200):
+        k = rng.randint(1, 3)
+        base = [[Fraction(rng.randint(-2, 2)) for _ in range(k)] for _ in range(3)]
+        M = [[Fraction(rng.choice([-2, -1, 1, 3]), rng.randint(1, 3)) * a
+              for a in rng.choice(base)] for _ in range(rng.randint(1, 7))]
+        def parallel(a, b):
+            return all(a[i] * b[j] == a[j] * b[i] for i in range(k) for j in range(k))
+        nonzero = [r for r, row in enumerate(M) if any(row)]
+        expected, class_of = [], [None] * len(M)
+        for r in nonzero:
+            c = next((c for c, rows in enumerate(expected) if parallel(M[rows[0]], M[r])),
+                     None)
+            if c is None:
+                c = len(expected)
+                expected.append([])
+            expected[c].append(r)
+            class_of[r] = c
+        assert parallel_classes(M) == (class_of, expected), M
+
+
+def test_a_refutation_may_name_any_row_of_its_class():
+    W = [[1, 0], [2, 0], [0, 1], [1, 1], [-3, 0]]      # rows 0, 1 and 4 are parallel
+    cert = fresh("sign", W=W)
+    moved = 0
+    for refutation in cert["evidence"]["refutations"]:
+        if refutation["row"] in (0, 1, 4):
+            refutation["row"] = {0: 4, 1: 0, 4: 1}[refutation["row"]]
+            moved += 1
+    assert moved
+    assert check_certificate(cert).startswith("sign pattern, ")
