@@ -226,3 +226,30 @@ def test_a_refutation_may_name_any_row_of_its_class():
             moved += 1
     assert moved
     assert check_certificate(cert).startswith("sign pattern, ")
+
+
+def test_every_refusal_of_multipliers_names_its_place():
+    cert = fresh("sign")
+    first = cert["evidence"]["refutations"][0]
+    where = rf"^refutation 0 \(cell {first['cell']} flipped at row {first['row']}\): "
+
+    def with_multipliers(multipliers, match):
+        bad = copy.deepcopy(cert)
+        bad["evidence"]["refutations"][0]["multipliers"] = multipliers
+        rejects(bad, where + match)
+
+    with_multipliers({"0": "1"}, r'multipliers: expected a list, got \{"0": "1"\}$')
+    with_multipliers([], r"no multipliers$")
+    with_multipliers([[0, "2", "1"]], r"multipliers\[0\]: expected 2 entries, got 3$")
+    with_multipliers([[0, "2"], "2"], r'multipliers\[1\]: expected a list, got "2"$')
+    with_multipliers([[0, "2"], [3, "1"]],
+                     r"multipliers\[1\] row: expected an integer from 0 to 2, got 3$")
+    with_multipliers([[0, "2"], [1, 5]], r"multipliers\[1\] value: ")
+    with_multipliers([[0, "2"], [0, "1"]], r"multipliers\[1\]: row 0 repeated$")
+    with_multipliers([[0, "2"], [1, "-5"]], r"multipliers\[1\]: row 1 has y < 0$")
+    with_multipliers([[0, "0"], [1, "0"]], r"every multiplier is zero$")
+    signs = cert["assertion"]["patterns"][first["cell"]]
+    s = [(-1 if (c == "+") == (r == first["row"]) else 1) for r, c in enumerate(signs)]
+    total = [2 * s[0] * W3[0][j] + 5 * s[1] * W3[1][j] for j in range(2)]
+    with_multipliers([[0, "2"], [1, "5"]],
+                     rf"sum_r y_r s_r M_r = \({total[0]}, {total[1]}\), not 0$")
