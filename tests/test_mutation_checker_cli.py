@@ -151,7 +151,8 @@ def test_arithmetic_option_is_parsed_in_both_spellings():
     assert _options(["a", "b"]) == (["a", "b"], {"arithmetic": "auto"})
     message = "--arithmetic expects auto, python or numpy"
     for argv in (["a", "--arithmetic"], ["--arithmetic", "a"], ["--arithmetic=", "a"],
-                 ["--arithmetic=fast", "a"], ["--arithmetic", "Python", "a"]):
+                 ["--arithmetic=fast", "a"], ["--arithmetic", "Python", "a"],
+                 ["--arithmetic=python=numpy", "a"]):
         assert _options(argv)[1] == message
 
 
@@ -229,3 +230,21 @@ def test_not_json_shows_the_first_line_of_the_reason(files, tmp_path, capsys):
     dup = tmp_path / "dup.json"
     dup.write_text('{"a": 1,\n "a": 2}')
     assert run_main([dup], capsys) == (2, [], [f"{dup}: ERROR: not JSON: duplicate key 'a'"])
+
+
+@pytest.mark.parametrize("error, shown", [
+    (FileNotFoundError(2, "No such file or directory"), "No such file or directory"),
+    (OSError("the disk went away"), "the disk went away")])
+def test_a_read_error_while_checking_is_status_2(files, capsys, monkeypatch, error, shown):
+    """A file that becomes unreadable after its kind was read (removed, a failing disk)."""
+    import verify.checker.stream as stream_checker
+
+    def failing(path):
+        raise error
+
+    monkeypatch.setattr(stream_checker, "check_stream_file", failing)
+    path, invalid = files["stream"][0], files["invalid"][0]
+    line = f"{path}: ERROR: cannot read: {shown}"
+    assert run_main([path], capsys) == (2, [], [line])
+    status, out, err = run_main([path, invalid], capsys)
+    assert status == 2 and err[0] == line and err[1].startswith(f"{invalid}: INVALID: ")
