@@ -253,3 +253,32 @@ def test_every_refusal_of_multipliers_names_its_place():
     total = [2 * s[0] * W3[0][j] + 5 * s[1] * W3[1][j] for j in range(2)]
     with_multipliers([[0, "2"], [1, "5"]],
                      rf"sum_r y_r s_r M_r = \({total[0]}, {total[1]}\), not 0$")
+
+
+def test_an_empty_pattern_and_its_zero_row():
+    W = [[1, 2], [0, 0], [2, -1]]
+    cert = fresh("sign", W=W)
+    assert cert["evidence"] == {"zero_row": 1}
+    assert check_certificate(copy.deepcopy(cert)) == (
+        "sign pattern, 0 cells, empty: row 1 of M is zero")
+    bad = copy.deepcopy(cert)
+    bad["evidence"]["cells"] = []
+    rejects(bad, r"^evidence: unexpected 'cells'$")
+    bad = copy.deepcopy(cert)
+    bad["evidence"]["zero_row"] = 2
+    rejects(bad, r"^evidence\.zero_row: row 2 of M is not zero$")
+    bad = copy.deepcopy(cert)
+    bad["evidence"]["zero_row"] = 3
+    rejects(bad, r"^evidence\.zero_row: expected an integer from 0 to 2, got 3$")
+    bad = copy.deepcopy(cert)
+    bad["assertion"] = {"count": 1, "patterns": ["+-+"]}
+    rejects(bad, r"^row 1 of M is zero, so the pattern is empty, but 1 sign vectors are "
+                 r"listed$")
+
+
+def test_a_wrong_count_is_shown():
+    for count, shown in ((7, "7"), ("6", '"6"'), (True, "true")):
+        cert = fresh("sign")
+        assert cert["assertion"]["count"] == 6
+        cert["assertion"]["count"] = count
+        rejects(cert, rf"^assertion\.count: {shown} is not the number of patterns \(6\)$")
