@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import re
 from fractions import Fraction
 
 import pytest
@@ -282,3 +283,43 @@ def test_a_wrong_count_is_shown():
         assert cert["assertion"]["count"] == 6
         cert["assertion"]["count"] = count
         rejects(cert, rf"^assertion\.count: {shown} is not the number of patterns \(6\)$")
+
+
+def test_every_part_of_the_pattern_evidence_is_named():
+    cert = fresh("sign")
+    patterns = cert["assertion"]["patterns"]
+
+    def broken(change, match):
+        bad = copy.deepcopy(cert)
+        change(bad["evidence"], bad["assertion"])
+        rejects(bad, match)
+
+    def empty(evidence, assertion):
+        assertion.update(count=0, patterns=[])
+    broken(empty, r"^an empty pattern needs the evidence zero_row$")
+    broken(lambda e, a: e.update(cells="none"),
+           r'^evidence\.cells: expected a list, got "none"$')
+    broken(lambda e, a: e["cells"].pop(), r"^evidence\.cells: expected 6 entries, got 5$")
+    broken(lambda e, a: e["cells"].__setitem__(1, "x"),
+           r'^cell 1: expected an object, got "x"$')
+    broken(lambda e, a: e["cells"][1].pop("witness"), r"^cell 1: missing 'witness'$")
+    broken(lambda e, a: e["cells"][1].__setitem__("signs", patterns[0]),
+           rf'^cell 1: signs "{re.escape(patterns[0])}" differ from assertion\.patterns\[1\] '
+           rf"{re.escape(patterns[1])}$")
+    witness = cert["evidence"]["cells"][0]["witness"]
+    moved = [Fraction(x) for x in witness]
+    gives = "".join("+" if sum(a * z for a, z in zip(row, moved)) > 0 else "-" for row in W3)
+    broken(lambda e, a: e["cells"][1].__setitem__("witness", witness),
+           rf"^cell 1: witness gives sign vector {re.escape(gives)}, "
+           rf"listed {re.escape(patterns[1])}$")
+    broken(lambda e, a: e.update(refutations={}),
+           r"^evidence\.refutations: expected a list, got \{\}$")
+    broken(lambda e, a: e["refutations"].__setitem__(0, 3),
+           r"^refutation 0: expected an object, got 3$")
+    broken(lambda e, a: e["refutations"][0].pop("row"), r"^refutation 0: missing 'row'$")
+    broken(lambda e, a: e["refutations"][0].update(cell=6),
+           r"^refutation 0: cell: expected an integer from 0 to 5, got 6$")
+    broken(lambda e, a: e["refutations"][0].update(row=3),
+           r"^refutation 0: row: expected an integer from 0 to 2, got 3$")
+    broken(lambda e, a: e.update(zero_row=0, cells=None) or e.pop("cells"),
+           r"^evidence: unexpected 'refutations'$")
