@@ -323,3 +323,92 @@ def test_every_part_of_the_pattern_evidence_is_named():
            r"^refutation 0: row: expected an integer from 0 to 2, got 3$")
     broken(lambda e, a: e.update(zero_row=0, cells=None) or e.pop("cells"),
            r"^evidence: unexpected 'refutations'$")
+
+
+def test_the_document_is_recognised_before_it_is_checked():
+    from verify.checker.core import CLAIMS, ELSEWHERE, FORMAT, UnknownFormat
+
+    def unknown(obj, match):
+        with pytest.raises(UnknownFormat, match=match):
+            check_certificate(obj)
+
+    unknown([fresh("sign")], r"^not a certificate: the document is not a JSON object$")
+    for value, shown in ((None, "null"), ("verify-certificate/2", '"verify-certificate/2"')):
+        cert = fresh("sign")
+        cert["format"] = value
+        unknown(cert, rf"^unknown format {re.escape(shown)} \(this checker reads "
+                      rf"'{re.escape(FORMAT)}'\)$")
+    known = ", ".join(repr(claim) for claim in [*CLAIMS, *ELSEWHERE])
+    for value, shown in (("sign patterns", '"sign patterns"'), (3, "3"), (None, "null")):
+        cert = fresh("sign")
+        cert["claim"] = value
+        unknown(cert, rf"^unknown claim {re.escape(shown)} \(known: {re.escape(known)}\)$")
+    cert = fresh("sign")
+    del cert["evidence"]
+    rejects(cert, r"^certificate: missing 'evidence'$")
+    cert = fresh("sign")
+    cert["note"] = "x"
+    rejects(cert, r"^certificate: unexpected 'note'$")
+    cert = fresh("ranking")
+    cert["claim"] = "sign pattern"          # a ranking certificate read as a sign pattern
+    with pytest.raises(CertificateError):
+        check_certificate(cert)
+
+
+def test_rationals_are_read_exactly_and_named_when_wrong():
+    import sys
+
+    from verify.checker.core import RATIONALS, digits_to_int
+
+    for text, value in (("0", 0), ("-0", 0), ("007", 7), ("-3/4", Fraction(-3, 4)),
+                        ("6/4", Fraction(3, 2)), ("-12/1", -12)):
+        assert RATIONALS.parse(text, "x") == value
+    for value, match in ((3, r'^x: a number must be a string such as "-3" or "3/4", got 3$'),
+                         ("1.5", r'^x: not an exact rational: "1\.5"$'),
+                         ("+1", r'^x: not an exact rational: "\+1"$'),
+                         ("1/-2", r'^x: not an exact rational: "1/-2"$'),
+                         ("-1/0", r'^x: zero denominator: "-1/0"$')):
+        with pytest.raises(CertificateError, match=match):
+            RATIONALS.parse(value, "x")
+    assert [RATIONALS.sign(Fraction(v)) for v in (-2, 0, Fraction(1, 9))] == [-1, 0, 1]
+    limit = sys.get_int_max_str_digits()
+    rng = random.Random(5)
+    try:
+        sys.set_int_max_str_digits(0)
+        for length in (1, 3999, 4000, 4001, 8000, 12345):
+            digits = str(rng.randint(1, 9)) + "".join(str(rng.randint(0, 9))
+                                                      for _ in range(length - 1))
+            expected = int(digits)
+            sys.set_int_max_str_digits(limit)
+            assert digits_to_int(digits) == expected
+            assert RATIONALS.parse(f"-1/{digits}", "x") == Fraction(-1, expected)
+            sys.set_int_max_str_digits(0)
+    finally:
+        sys.set_int_max_str_digits(limit)
+
+
+def test_sign_strings_and_matrices_are_named_when_malformed():
+    from verify.checker.core import input_matrix, sign_strings
+
+    assert sign_strings(["+-", "-+"], "p", 2) == ["+-", "-+"]
+    for patterns, match in (("+-", r'^p: expected a list, got "\+-"$'),
+                            (["+-", 3], r"^p\[1\]: expected a string of 2 '\+'/'-', got 3$"),
+                            (["+0"], r"^p\[0\]: expected a string of 2 '\+'/'-', got \"\+0\"$"),
+                            (["+"], r"^p\[0\]: expected a string of 2 '\+'/'-', got \"\+\"$"),
+                            (["-+", "+-"], r"^p\[1\]: not after -\+ in ASCII order \(the "
+                                           r"list must be sorted, without repeats\)$"),
+                            (["+-", "+-"], r"^p\[1\]: not after \+- in ASCII order ")):
+        with pytest.raises(CertificateError, match=match):
+            sign_strings(patterns, "p", 2)
+    assert input_matrix([["1", "-2/3"], ["0", "4"]]) == [[1, Fraction(-2, 3)], [0, 4]]
+    for W, match in (("1", r'^input\.W: expected a list, got "1"$'),
+                     ([], r"^input\.W: the matrix has no rows$"),
+                     ([["1"], "2"], r'^input\.W\[1\]: expected a list, got "2"$'),
+                     ([["1", "2"], ["3", 4]], r"^input\.W\[1\]\[1\]: a number must be a "),
+                     ([["1", "2"], ["3"]], r"^input\.W: rows must be non-empty and of equal "
+                                           r"length$"),
+                     ([[], []], r"^input\.W: rows must be non-empty and of equal length$")):
+        with pytest.raises(CertificateError, match=match):
+            input_matrix(W)
+    with pytest.raises(CertificateError, match=r"^A: the matrix has no rows$"):
+        input_matrix([], "A")
