@@ -412,3 +412,30 @@ def test_sign_strings_and_matrices_are_named_when_malformed():
             input_matrix(W)
     with pytest.raises(CertificateError, match=r"^A: the matrix has no rows$"):
         input_matrix([], "A")
+
+
+def test_a_witness_on_a_hyperplane_shows_its_zero():
+    cert = fresh("sign")
+    # z = (2, -1) lies on the line of row 0, (1, 2): that row must read "0".
+    z = [2, -1]
+    gives = "".join("+" if v > 0 else "-" if v < 0 else "0"
+                    for v in (sum(a * b for a, b in zip(row, z)) for row in W3))
+    assert gives[0] == "0"
+    cert["evidence"]["cells"][0]["witness"] = [str(v) for v in z]
+    rejects(cert, rf"^cell 0: witness gives sign vector {re.escape(gives)}, listed "
+                  rf"{re.escape(cert['assertion']['patterns'][0])}$")
+    cert["evidence"]["cells"][0]["witness"] = ["2", "-1", "0"]
+    rejects(cert, r"^cell 0: witness: expected 2 entries, got 3$")
+    cert["evidence"]["cells"][0]["witness"] = ["2", "x"]
+    rejects(cert, r'^cell 0: witness\[1\]: not an exact rational: "x"$')
+
+
+def test_missing_and_unexpected_keys_together():
+    cert = fresh("sign")
+    del cert["input"]["affine"]
+    cert["input"]["bias"] = "0"
+    cert["input"]["a"] = "0"
+    rejects(cert, r"^input: missing 'affine'; unexpected 'a', 'bias'$")
+    cert = fresh("sign")
+    cert["evidence"] = {}
+    rejects(cert, r"^evidence: missing 'cells', 'refutations'$")
