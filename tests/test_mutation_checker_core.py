@@ -394,6 +394,7 @@ def test_sign_strings_and_matrices_are_named_when_malformed():
     for patterns, match in (("+-", r'^p: expected a list, got "\+-"$'),
                             (["+-", 3], r"^p\[1\]: expected a string of 2 '\+'/'-', got 3$"),
                             (["+0"], r"^p\[0\]: expected a string of 2 '\+'/'-', got \"\+0\"$"),
+                            (["X-"], r"^p\[0\]: expected a string of 2 '\+'/'-', got \"X-\"$"),
                             (["+"], r"^p\[0\]: expected a string of 2 '\+'/'-', got \"\+\"$"),
                             (["-+", "+-"], r"^p\[1\]: not after -\+ in ASCII order \(the "
                                            r"list must be sorted, without repeats\)$"),
