@@ -48,7 +48,7 @@ def to_bfloat16(a: np.ndarray) -> np.ndarray:
 
 def synthetic_head(n: int, d: int, *, seed: int = 0, dtype: str = "f32",
                    alpha: float = 0.8, untrained: float = 0.002, near: float = 0.005,
-                   duplicates: float = 0.002, radius: float = 0.5) -> np.ndarray:
+                   duplicates: float = 0.002, radius: float = 0.25) -> np.ndarray:
     """An ``n x d`` head as described in the module docstring (deterministic in ``seed``).
 
     The rows are ``offset + (g * spectrum) @ mixing`` with ``g`` standard normal, so the
@@ -66,7 +66,7 @@ def synthetic_head(n: int, d: int, *, seed: int = 0, dtype: str = "f32",
 def synthetic_head_with_plan(n: int, d: int, *, seed: int = 0, dtype: str = "f32",
                              alpha: float = 0.8, untrained: float = 0.002,
                              near: float = 0.005, duplicates: float = 0.002,
-                             radius: float = 0.5) -> tuple[np.ndarray, dict]:
+                             radius: float = 0.25) -> tuple[np.ndarray, dict]:
     """The head of :func:`synthetic_head` and the rows planted in it.
 
     Planted rows (the returned dict maps each kind to its sorted row indices):

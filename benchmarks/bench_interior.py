@@ -1,12 +1,19 @@
 """Benchmark: exact convex weights for labels inside the hull, at d = 256, 512, 768.
 
-For the untrained rows that :func:`bench_analyze_scale.synthetic_head_with_plan` places
-inside the hull, measures per label (or per near-duplicate cluster) the float proposal
-of a support (:func:`verify.analyze.interior.propose_support`), the exact weights by
-p-adic lifting (:func:`verify.analyze.interior.exact_weights`) and, with ``--flint``,
-python-flint's exact solve of the same system (``fmpq_mat.solve``) for comparison.
+For the near-duplicate clusters of untrained rows that
+:func:`bench_analyze_scale.synthetic_head_with_plan` places inside the hull, measures
+the float proposal of a simplex by :func:`verify.analyze.interior.simplex_walk` (all
+labels of the cluster in turn), the exact weights by p-adic lifting
+(:func:`verify.analyze.interior.exact_weights`, one lifting per support with all the
+cluster's labels on it as right-hand sides) and, with ``--flint``, python-flint's exact
+solve of the first label's system (``fmpq_mat.solve``, Dixon's algorithm) for
+comparison; with ``--nnls`` also the non-negative least squares proposal
+(:func:`verify.analyze.interior.propose_support`), which the walk replaces.
 
-    python benchmarks/bench_interior.py --d 256 512 768 --labels 3 --flint
+    python benchmarks/bench_interior.py --d 256 512 768 --clusters 3 --flint
+
+Times are CPU seconds of this process (``time.process_time``), which a shared machine
+inflates less than wall clock; BLAS runs with one thread.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ import resource
 import time
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from bench_analyze_scale import synthetic_head_with_plan
 
@@ -25,50 +33,62 @@ def main() -> None:
     from flint import fmpq_mat, fmpz_mat
 
     from verify.analyze.argmax import ExactHead, is_argmax_certificate
-    from verify.analyze.interior import clusters, exact_weights, propose_support
+    from verify.analyze.interior import WALK_PIVOTS, _pool, clusters, exact_weights, \
+        propose_support, simplex_walk
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=50257)
     parser.add_argument("--d", type=int, nargs="+", default=[256, 512, 768])
-    parser.add_argument("--labels", type=int, default=3, help="interior clusters per d")
+    parser.add_argument("--clusters", type=int, default=3, help="clusters per d")
     parser.add_argument("--flint", action="store_true", help="also time fmpq_mat.solve")
+    parser.add_argument("--nnls", action="store_true", help="also time the NNLS proposal")
     parser.add_argument("--check", action="store_true",
                         help="also re-check each certificate with is_argmax_certificate")
     args = parser.parse_args()
+    threadpool_limits(limits=1, user_api="blas")
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     for d in args.d:
         W, plan = synthetic_head_with_plan(args.n, d)
         head = ExactHead.from_array(W)
         print(f"d = {d}: {args.n} x {d}, entries up to {head.bits} bits")
-        interior = plan["interior"] + plan["interior_near"]
-        groups = clusters(head, sorted(interior))
-        for group in sorted(groups, key=len, reverse=True)[: args.labels]:
-            t0 = time.perf_counter()
-            support = propose_support(head, group[0])
-            t1 = time.perf_counter()
-            if support is None:
-                print(f"  label {group[0]}: no proposal ({t1 - t0:.1f} s)")
-                continue
-            found = exact_weights(head, group, support)
-            t2 = time.perf_counter()
-            ok = [f is not None for f in found]
-            den_bits = max((f[1].bit_length() for f in found if f), default=0)
-            line = (f"  labels {group}: support {len(support)}, proposal {t1 - t0:.1f} s, "
-                    f"lifting {t2 - t1:.1f} s for {len(group)} right-hand side(s), "
-                    f"certified {sum(ok)}, denominator {den_bits} bits")
-            if args.check and found[0] is not None:
-                Y, D = found[0]
-                t = time.perf_counter()
-                good = is_argmax_certificate(head.rows, group[0],
-                                             [(k, y) for k, y in zip(support, Y)])
-                line += f", re-check {good} {time.perf_counter() - t:.1f} s"
-            if args.flint and len(support) == d + 1:
+        groups = clusters(head, sorted(plan["interior"] + plan["interior_near"]))
+        for group in sorted(groups, key=len, reverse=True)[: args.clusters]:
+            t0 = time.process_time()
+            pool = _pool(head, group[0], (), group)
+            P = np.vstack([head.F[pool].T, np.ones((1, pool.size))])
+            walks = simplex_walk(P, [np.append(head.F[i], 1.0) for i in group],
+                                 WALK_PIVOTS * (d + 1))
+            t1 = time.process_time()
+            supports: dict = {}
+            for i, basis in zip(group, walks):
+                if basis is not None:
+                    supports.setdefault(tuple(sorted(int(pool[b]) for b in basis)),
+                                        []).append(i)
+            certified, bits = 0, 0
+            for support, members in supports.items():
+                for i, found in zip(members, exact_weights(head, members, support)):
+                    if found is not None:
+                        certified += 1
+                        bits = max(bits, found[1].bit_length())
+                        if args.check:
+                            assert is_argmax_certificate(head.rows, i,
+                                                         list(zip(support, found[0])))
+            t2 = time.process_time()
+            line = (f"  cluster of {len(group)}: walk {t1 - t0:.1f} s, {len(supports)} "
+                    f"support(s); lifting {t2 - t1:.1f} s; certified {certified}, "
+                    f"denominators up to {bits} bits")
+            if args.flint and supports:
+                support, members = next(iter(supports.items()))
                 M = [list(map(int, head.Zarr[k])) + [1] for k in support]
-                b = [list(map(int, head.Zarr[i])) + [1] for i in group]
-                t = time.perf_counter()
+                b = [list(map(int, head.Zarr[members[0]])) + [1]]
+                t = time.process_time()
                 fmpq_mat(fmpz_mat(M).transpose()).solve(fmpq_mat(fmpz_mat(b).transpose()),
                                                         algorithm="dixon")
-                line += f", flint (fmpq_mat.solve, dixon) {time.perf_counter() - t:.1f} s"
+                line += f"; flint, one label: {time.process_time() - t:.1f} s"
+            if args.nnls:
+                t = time.process_time()
+                propose_support(head, group[0], skip=group)
+                line += f"; NNLS proposal, one label: {time.process_time() - t:.1f} s"
             print(line, flush=True)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
     print(f"peak RSS {rss:.2f} GB; load average {os.getloadavg()[0]:.2f}")

@@ -1,15 +1,15 @@
-"""Convex weights for labels inside the hull: p-adic lifting and shared supports.
+"""Convex weights for labels inside the hull (``verify.analyze.interior``).
 
-Cross-checks :func:`verify.linalg.dixon.solve_integer_system` against python-flint's
-exact solver, the certificates of :mod:`verify.analyze.interior` against the exact
-simplex method (and Qhull's vertices), and checks that wrong proposals are rejected.
+Cross-checks the simplex walk against a linear program, the exact weights against the
+integer null space, the certificates against the exact simplex method and Qhull's
+vertices, and checks that wrong proposals are rejected.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from flint import fmpq, fmpq_mat, fmpz, fmpz_mat
+from flint import fmpq
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,93 +17,70 @@ from verify.analyze import argmax as argmax_module
 from verify.analyze import interior as interior_module
 from verify.analyze.argmax import ExactHead, is_argmax_certificate, make_head
 from verify.analyze.interior import clusters, exact_weights, interior_certificates, \
-    propose_support
-from verify.linalg import dixon
-from verify.linalg.dixon import lifting_prime, solve_integer_system
+    propose_support, simplex_walk
 from verify.lp.feasibility import GordanCertificate, strict_feasibility
 
 
-# --- the solver -------------------------------------------------------------------------
+# --- the walk and the exact weights ------------------------------------------------------
 
-def _flint_solution(A, B):
-    X = fmpq_mat(fmpz_mat(A)).solve(fmpq_mat(fmpz_mat(B)))
-    return [[X[i, c] for c in range(X.ncols())] for i in range(X.nrows())]
+def _inside_by_lp(P, t) -> bool:
+    from scipy.optimize import linprog
+
+    res = linprog(np.zeros(P.shape[1]), A_eq=P, b_eq=t, bounds=(0, None), method="highs")
+    return res.status == 0
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(1, 12), st.integers(1, 3), st.integers(1, 58), st.integers(0, 10 ** 6))
-def test_lifting_matches_flint(N, r, bits, seed):
+@given(st.integers(2, 6), st.integers(0, 10 ** 6), st.floats(0.0, 3.0))
+def test_the_walk_finds_a_simplex_exactly_when_the_point_is_in_the_hull(d, seed, radius):
     rng = np.random.default_rng(seed)
-    top = 2 ** bits
-    A = rng.integers(-top, top, (N, N), dtype=np.int64)
-    B = rng.integers(-top, top, (N, r), dtype=np.int64)
-    found = solve_integer_system(A, B)
-    if fmpz_mat(A.tolist()).det() == 0:
-        assert found is None
-        return
-    if (N * int(np.abs(A).max())).bit_length() > 61:
-        assert found is None  # beyond the 64-bit residues: declined, never wrong
-        return
-    Y, D = found
-    assert D > 0
-    expected = _flint_solution(A.tolist(), B.tolist())
-    assert [[fmpq(v, D) for v in row] for row in Y] == expected
+    m = 6 * (d + 1)
+    P = np.vstack([rng.standard_normal((d, m)), np.ones((1, m))])
+    target = np.append(radius * rng.standard_normal(d) / np.sqrt(d), 1.0)
+    basis = simplex_walk(P, [target], max_pivots=50 * (d + 1))[0]
+    if basis is not None:
+        assert len(set(basis)) == d + 1
+        lam = np.linalg.solve(P[:, basis], target)
+        assert np.all(lam >= -1e-9)
+        assert _inside_by_lp(P, target)
+    else:
+        assert not _inside_by_lp(P, target) or radius > 0.8  # near the boundary: may fail
 
 
-def test_lifting_on_a_wide_range_of_entry_sizes_and_many_right_hand_sides():
-    rng = np.random.default_rng(7)
-    A = rng.integers(-2 ** 40, 2 ** 40, (60, 60)) >> rng.integers(0, 40, (60, 60))
-    B = rng.integers(-2 ** 50, 2 ** 50, (60, 9))
-    Y, D = solve_integer_system(A, B)
-    assert [[fmpq(v, D) for v in row] for row in Y] == _flint_solution(A.tolist(), B.tolist())
+def test_the_walk_goes_from_target_to_target():
+    rng = np.random.default_rng(1)
+    d, m = 5, 60
+    P = np.vstack([rng.standard_normal((d, m)), np.ones((1, m))])
+    targets = [np.append(0.1 * rng.standard_normal(d), 1.0) for _ in range(4)]
+    targets.append(np.append(np.full(d, 50.0), 1.0))  # far outside
+    out = simplex_walk(P, targets, max_pivots=200)
+    for basis, t in zip(out[:4], targets):
+        assert basis is not None
+        assert np.all(np.linalg.solve(P[:, basis], t) >= -1e-9)
+    assert out[4] is None
 
 
-def test_lifting_declines_singular_and_rejects_non_square_systems():
-    A = np.array([[1, 2, 3], [2, 4, 6], [0, 1, 1]])
-    assert solve_integer_system(A, np.array([1, 2, 3])) is None
-    with pytest.raises(ValueError):
-        solve_integer_system(np.ones((2, 3), dtype=np.int64), np.ones((2, 1), dtype=np.int64))
-    assert solve_integer_system([[2 ** 70]], [[1]]) is None  # beyond 64 bits
+def test_exact_weights_match_the_null_space(monkeypatch):
+    W, planted = _planted_head(6, 160, 6)
+    head = make_head(W)
+    for i in planted[:6]:
+        support = propose_support(head, i)
+        monkeypatch.setattr(argmax_module, "LIFTING_MIN_SUPPORT", 1 << 30)
+        slow = head.label_certificate(i, support)
+        monkeypatch.setattr(argmax_module, "LIFTING_MIN_SUPPORT", 1)
+        fast = head.label_certificate(i, support)
+        assert fast == slow and fast is not None
 
 
-def test_lifting_is_exact_modulo_the_prime_power():
-    rng = np.random.default_rng(3)
-    A = rng.integers(-2 ** 30, 2 ** 30, (20, 20))
-    B = rng.integers(-2 ** 30, 2 ** 30, (20, 2))
-    p = lifting_prime(20)
-    C = dixon._inverse_mod(A, p)
-    digits, R = dixon._lift(A, B, C, p, 50)
-    X = [int(v) for v in dixon._combine(digits.reshape(50, -1), p)]
-    m = p ** 50
-    # A X = B - p^k R exactly.
-    AX = (fmpz_mat(A.tolist()) * fmpz_mat([X[j * 2:(j + 1) * 2] for j in range(20)]))
-    assert AX == fmpz_mat(B.tolist()) - fmpz_mat(R.tolist()) * m
-
-
-def test_a_wrong_reconstruction_is_rejected(monkeypatch):
-    rng = np.random.default_rng(5)
-    A = rng.integers(-2 ** 20, 2 ** 20, (8, 8))
-    B = rng.integers(-2 ** 20, 2 ** 20, (8, 1))
-    right = solve_integer_system(A, B)
-    assert right is not None
-    real = dixon._reconstruct
-
-    def off_by_one(*args):
-        found = real(*args)
-        if found is None:
-            return None
-        Y, D = found
-        return [Y[0] + 1, *Y[1:]], D
-
-    monkeypatch.setattr(dixon, "_reconstruct", off_by_one)
-    assert solve_integer_system(A, B) is None
-
-
-def test_lifting_primes_keep_float_sums_exact():
-    for N in (1, 2, 10, 769, 4097):
-        p = lifting_prime(N)
-        assert N * (p - 1) ** 2 < 2 ** 53
-        assert fmpz(p).is_prime() and p > 2 ** 19
+def test_exact_weights_check_every_equation_of_a_short_support():
+    # Three rows spanning the plane z = 0 in R^3 and a target off that plane: the
+    # square subsystem has a solution, the left-out equation does not hold.
+    head = make_head(np.array([[0, 0, 0], [4, 0, 0], [0, 4, 0], [1, 1, 1], [1, 1, 0],
+                               [0, 0, 9], [9, 9, 9]]))
+    assert exact_weights(head, [3], [0, 1, 2]) == [None]
+    (Y, D), = exact_weights(head, [4], [0, 1, 2])
+    assert is_argmax_certificate(head.rows, 4, list(zip([0, 1, 2], Y)))
+    assert [fmpq(y, D) for y in Y] == [fmpq(1, 2), fmpq(1, 4), fmpq(1, 4)]
 
 
 # --- heads with rows inside the hull -----------------------------------------------------
@@ -178,21 +155,11 @@ def test_a_wrong_support_is_rejected():
     near = [k for k in np.argsort(np.linalg.norm(F - F[far], axis=1)).tolist()
             if k != 0][: head.d + 1]
     assert exact_weights(head, [0], near) == [None]
+    # Nor a label's own row among its support (the trivial z_i = z_i).
+    assert exact_weights(head, [support[0]], support) == [None]
 
 
-def test_lifting_gives_the_same_certificates_as_the_null_space(monkeypatch):
-    W, planted = _planted_head(6, 160, 6)
-    head = make_head(W)
-    for i in planted[:6]:
-        support = propose_support(head, i)
-        monkeypatch.setattr(argmax_module, "LIFTING_MIN_SUPPORT", 1 << 30)
-        slow = head.label_certificate(i, support)
-        monkeypatch.setattr(argmax_module, "LIFTING_MIN_SUPPORT", 1)
-        fast = head.label_certificate(i, support)
-        assert fast == slow and fast is not None
-
-
-def test_screened_heads_certify_interior_rows_through_the_lifting(monkeypatch):
+def test_screened_heads_certify_interior_rows_before_the_per_label_methods(monkeypatch):
     monkeypatch.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
     monkeypatch.setattr(argmax_module, "SCREEN_CHUNK", 64)
     W, planted = _planted_head(8, 240, 6)
@@ -215,3 +182,8 @@ def test_screened_heads_certify_interior_rows_through_the_lifting(monkeypatch):
     monkeypatch.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 1 << 60)
     small = ExactHead.from_array(W).argmax()
     assert small.unargmaxable == result.unargmaxable
+
+
+def test_the_walk_gives_up_on_a_singular_start():
+    P = np.vstack([np.zeros((2, 6)), np.ones((1, 6))])
+    assert simplex_walk(P, [np.array([0.0, 0.0, 1.0])] * 2, max_pivots=10) == [None, None]

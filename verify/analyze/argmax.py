@@ -123,8 +123,9 @@ SCREEN_POINT_BITS = 16
 #: Labels (or pairs) per task of the screen; fixed, so that the output does not
 #: depend on the number of workers.
 SCREEN_CHUNK = 2048
-#: Supports of at least this many labels get their convex weights by p-adic lifting
-#: (:func:`verify.analyze.interior.exact_weights`) before the integer null space.
+#: Supports of at least this many labels get their convex weights from a square solve
+#: by p-adic lifting (:func:`verify.analyze.interior.exact_weights`) before the integer
+#: null space (which takes minutes at d = 768).
 LIFTING_MIN_SUPPORT = 129
 
 
@@ -709,7 +710,7 @@ class ExactHead:
         if len(support) >= LIFTING_MIN_SUPPORT:
             from verify.analyze.interior import exact_weights
 
-            # p-adic lifting: the same weights when the system has one solution.
+            # The same weights as the null space when the system has one solution.
             found = exact_weights(self, [i], support)[0]
             if found is not None:
                 return _normalised(i, support, found[0])
