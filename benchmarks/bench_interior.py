@@ -7,8 +7,9 @@ labels of the cluster in turn), the exact weights by p-adic lifting
 (:func:`verify.analyze.interior.exact_weights`, one lifting per support with all the
 cluster's labels on it as right-hand sides) and, with ``--flint``, python-flint's exact
 solve of the first label's system (``fmpq_mat.solve``, Dixon's algorithm) for
-comparison; with ``--nnls`` also the non-negative least squares proposal
-(:func:`verify.analyze.interior.propose_support`), which the walk replaces.
+comparison; with ``--nnls`` also the non-negative least squares proposal of the
+per-label methods (:func:`verify.analyze.argmax.nnls_support` on a sample of ``3 (d +
+1)`` rows and the ``2d + 2`` nearest), which the walk replaces.
 
     python benchmarks/bench_interior.py --d 256 512 768 --clusters 3 --flint
 
@@ -33,8 +34,9 @@ def main() -> None:
     from flint import fmpq_mat, fmpz_mat
 
     from verify.analyze.argmax import ExactHead, is_argmax_certificate
+    from verify.analyze.argmax import Differences, nnls_support
     from verify.analyze.interior import WALK_PIVOTS, _pool, clusters, exact_weights, \
-        propose_support, simplex_walk
+        simplex_walk
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=50257)
@@ -87,7 +89,10 @@ def main() -> None:
                 line += f"; flint, one label: {time.process_time() - t:.1f} s"
             if args.nnls:
                 t = time.process_time()
-                propose_support(head, group[0], skip=group)
+                A = Differences(head, group[0], group)
+                near = np.argsort(A.norms(), kind="stable")[: 2 * d + 2]
+                sample = np.random.default_rng(0).choice(A.shape[0], 3 * (d + 1), replace=False)
+                nnls_support(A.take(np.unique(np.concatenate([near, sample]))))
                 line += f"; NNLS proposal, one label: {time.process_time() - t:.1f} s"
             print(line, flush=True)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6

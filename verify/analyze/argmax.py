@@ -652,8 +652,8 @@ class ExactHead:
         from verify.analyze.interior import interior_certificates
 
         inside = interior_certificates(self, tasks, workers) if tasks else {}
-        for i, cert in inside.items():
-            evidence[i] = cert
+        for i, (support, weights, _) in inside.items():
+            evidence[i] = _normalised(i, support, weights)
         _tick(progress, len(inside))
         return [task for task in tasks if task[0] not in inside]
 

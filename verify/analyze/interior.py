@@ -22,9 +22,10 @@ proposal of ``S`` and one exact solve:
   whitened coordinates (Donoho & Tanner 2010). The walk starts inside the simplex of
   ``d + 1`` candidates at its centroid and moves straight to ``z_i``, exchanging one
   vertex whenever the segment leaves the current simplex: ``O(d m)`` float operations
-  per exchange, a few hundred exchanges at ``d = 768``. If the walk fails, non-negative
-  least squares (:func:`propose_support`, Lawson-Hanson) on a larger candidate set is
-  the fallback; it costs ``O(d^4)`` and is the slow part that the walk replaces.
+  per exchange, about ``1.4 d`` exchanges at ``d = 256``. A label the walk does not
+  place is left to the per-label methods of :mod:`verify.analyze.argmax`
+  (non-negative least squares, ``O(d^4)``, the slow part that the walk replaces, then
+  a cutting-plane linear program).
 * **Exact solve** by Dixon's ``p``-adic lifting (python-flint's ``fmpq_mat.solve``):
   ``Y`` and ``D > 0`` with ``M_S Y = D (z_i, 1)``, checked exactly by one integer
   matrix product, so ``lambda = Y / D``; the weights are accepted iff every
@@ -52,9 +53,8 @@ Example
 >>> import numpy as np
 >>> from verify.analyze.argmax import make_head
 >>> head = make_head(np.array([[0, 0], [4, 0], [0, 4], [1, 1], [5, 5]]))
->>> certs = interior_certificates(head, [(3, None, ())])
->>> certs[3].multipliers  # w_3 = 1/2 w_0 + 1/4 w_1 + 1/4 w_2
-((0, 1/2), (1, 1/4), (2, 1/4))
+>>> interior_certificates(head, [(3, None, ())])  # w_3 = (2 w_0 + w_1 + w_2) / 4
+{3: ((0, 1, 2), [2, 1, 1], 4)}
 """
 
 from __future__ import annotations
@@ -66,8 +66,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 
-__all__ = ["clusters", "exact_weights", "interior_certificates", "propose_support",
-           "simplex_walk"]
+__all__ = ["clusters", "exact_weights", "interior_certificates", "simplex_walk"]
 
 #: Rows sampled per dimension for the proposal.
 SAMPLE_PER_DIMENSION = 3
@@ -75,31 +74,6 @@ SAMPLE_PER_DIMENSION = 3
 WALK_PIVOTS = 4
 #: Relative distance below which two rows count as near-duplicates.
 NEAR_DUPLICATE = 1e-4
-
-
-def propose_support(head, i: int, rivals: Sequence[int] = (),
-                    skip: Sequence[int] = ()) -> list[int] | None:
-    """Float proposal: labels ``S`` with ``z_i`` (probably) in ``conv{z_k : k in S}``.
-
-    Candidates are ``rivals``, the ``2d + 2`` rows nearest to ``z_i`` and a sample of
-    ``3 (d + 1)`` rows from a generator seeded with ``i``, never ``i`` or a label in
-    ``skip``; the support comes from :func:`verify.analyze.argmax.nnls_support` on their
-    differences. None if the non-negative least squares residual does not vanish.
-    """
-    from verify.analyze.argmax import Differences, nnls_support
-
-    A = Differences(head, i, skip)
-    others = A.labels
-    near = np.argsort(A.norms(), kind="stable")[: 2 * head.d + 2]
-    size = min(len(others), SAMPLE_PER_DIMENSION * (head.d + 1))
-    sample = np.sort(np.random.default_rng(i).choice(len(others), size, replace=False))
-    excluded = {i, *skip}
-    cand = list(dict.fromkeys([A.position(k) for k in rivals if k not in excluded]
-                              + [int(r) for r in near] + [int(r) for r in sample]))
-    support = nnls_support(A.take(cand))
-    if support is None:
-        return None
-    return sorted(others[cand[r]] for r in support)
 
 
 def _pool(head, lead: int, rivals: Sequence[int], skip: Sequence[int]) -> np.ndarray:
@@ -260,40 +234,32 @@ def _near_duplicate(head, i: int, k: int) -> bool:
 
 
 def certify_cluster(head, task) -> dict:
-    """Certificates for one cluster: ``task = (labels, rivals of the first label)``.
+    """Convex weights for one cluster: ``task = (labels, rivals of the first label)``.
 
     The supports come from :func:`simplex_walk` over :func:`_pool` (all labels of the
     cluster in turn), labels with the same support are solved together by
-    :func:`exact_weights`; a label left without weights gets a proposal of its own by
-    :func:`propose_support`. Returns ``{label: GordanCertificate}`` for the labels
-    certified (a task of :class:`verify.analyze.parallel.Workers`).
+    :func:`exact_weights`. Returns ``{label: (support, Y, D)}`` for the labels certified
+    (a task of :class:`verify.analyze.parallel.Workers`); the others are left to the
+    per-label methods.
     """
-    from verify.analyze.argmax import _normalised
-
     labels, rivals = task
     pool = _pool(head, labels[0], rivals, labels)
     out: dict = {}
-    if pool.size >= head.d + 1:
-        P = np.vstack([head.F[pool].T, np.ones((1, pool.size))])
-        targets = [np.append(head.F[i], 1.0) for i in labels]
-        # Matrix-vector sized products: BLAS threads only contend on a shared machine.
-        with threadpool_limits(limits=1, user_api="blas"):
-            walks = simplex_walk(P, targets, max_pivots=WALK_PIVOTS * (head.d + 1))
-        by_support: dict = {}
-        for i, basis in zip(labels, walks):
-            if basis is not None:
-                by_support.setdefault(tuple(sorted(int(pool[b]) for b in basis)),
-                                      []).append(i)
-        for support, members in by_support.items():
-            for i, found in zip(members, exact_weights(head, members, support)):
-                if found is not None:
-                    out[i] = _normalised(i, support, found[0])
-    for i in labels:
-        if i not in out:
-            support = propose_support(head, i, rivals, skip=labels)
-            found = exact_weights(head, [i], support)[0] if support else None
+    if pool.size < head.d + 1:
+        return out
+    P = np.vstack([head.F[pool].T, np.ones((1, pool.size))])
+    targets = [np.append(head.F[i], 1.0) for i in labels]
+    # Matrix-vector sized products: BLAS threads only contend on a shared machine.
+    with threadpool_limits(limits=1, user_api="blas"):
+        walks = simplex_walk(P, targets, max_pivots=WALK_PIVOTS * (head.d + 1))
+    by_support: dict = {}
+    for i, basis in zip(labels, walks):
+        if basis is not None:
+            by_support.setdefault(tuple(sorted(int(pool[b]) for b in basis)), []).append(i)
+    for support, members in by_support.items():
+        for i, found in zip(members, exact_weights(head, members, support)):
             if found is not None:
-                out[i] = _normalised(i, support, found[0])
+                out[i] = (support, *found)
     return out
 
 
@@ -302,10 +268,11 @@ def interior_certificates(head, tasks, workers=None) -> dict:
 
     ``tasks`` are ``(i, start, rivals)`` as left by the screen of
     :meth:`verify.analyze.argmax.ExactHead.argmax`. Labels are grouped by
-    :func:`clusters`; a cluster whose first label is beaten only by members of its own
-    cluster is skipped (it is most likely a hull vertex hidden by a near-duplicate,
-    which the per-label methods decide). Returns ``{label: GordanCertificate}`` for the
-    labels certified; the others are left to the per-label methods. The result depends
+    :func:`clusters`; a cluster whose first label was beaten in the screen only by its
+    own near-duplicates is skipped (it is most likely a hull vertex hidden by a twin,
+    which the per-label methods decide). Returns ``{label: (support, Y, D)}`` (the
+    weights ``Y / D`` on ``support``, as :func:`exact_weights`) for the labels
+    certified; the others are left to the per-label methods. The result depends
     on the head and the tasks only (not on ``workers``).
     """
     from verify.analyze.parallel import Workers
