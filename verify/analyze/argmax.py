@@ -123,6 +123,10 @@ SCREEN_POINT_BITS = 16
 #: Labels (or pairs) per task of the screen; fixed, so that the output does not
 #: depend on the number of workers.
 SCREEN_CHUNK = 2048
+#: Supports of at least this many labels get their convex weights from a square solve
+#: by p-adic lifting (:func:`verify.analyze.interior.exact_weights`) before the integer
+#: null space (which takes minutes at d = 768).
+LIFTING_MIN_SUPPORT = 129
 
 
 # --- exact checks on the original rows -------------------------------------------------
@@ -637,9 +641,21 @@ class ExactHead:
                 evidence[int(chunk[c])] = Witness(point=small_int_tuple(point,
                                                                         SCREEN_POINT_BITS))
             tasks.extend((int(chunk[c]), x, rivals[c]) for c, x in left.items())
+        tasks = self._interior_labels(tasks, evidence, progress, workers)
         for (i, _, _), ev in zip(tasks, workers.map(decide_label, tasks,
                                                     lambda r: _tick(progress, 1))):
             evidence[i] = ev
+
+    def _interior_labels(self, tasks: list, evidence: list, progress, workers) -> list:
+        """Convex weights for the labels left by the screen that lie inside the hull
+        (:mod:`verify.analyze.interior`); returns the tasks still undecided."""
+        from verify.analyze.interior import interior_certificates
+
+        inside = interior_certificates(self, tasks, workers) if tasks else {}
+        for i, (support, weights, _) in inside.items():
+            evidence[i] = _normalised(i, support, weights)
+        _tick(progress, len(inside))
+        return [task for task in tasks if task[0] not in inside]
 
     def _accept_points(self, points: dict, evidence: list, progress) -> list[int]:
         """Certify float candidates exactly; return the labels still undecided."""
@@ -697,6 +713,13 @@ class ExactHead:
 
     def label_certificate(self, i: int, support: Sequence[int]) -> GordanCertificate | None:
         """Exact convex weights ``w_i = sum lambda_k w_k`` on ``support``, if they exist."""
+        if len(support) >= LIFTING_MIN_SUPPORT:
+            from verify.analyze.interior import exact_weights
+
+            # The same weights as the null space when the system has one solution.
+            found = exact_weights(self, [i], support)[0]
+            if found is not None:
+                return _normalised(i, support, found[0])
         zi = self.Z[i]
         diffs = [[a - b for a, b in zip(zi, self.Z[k])] for k in support]
         cols = [list(col) for col in zip(*diffs)]

@@ -1,0 +1,195 @@
+"""Convex weights for labels inside the hull (``verify.analyze.interior``).
+
+Cross-checks the simplex walk against a linear program, the exact weights against the
+integer null space, the certificates against the exact simplex method and Qhull's
+vertices, and checks that wrong proposals are rejected.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from flint import fmpq
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from verify.analyze import argmax as argmax_module
+from verify.analyze import interior as interior_module
+from verify.analyze.argmax import ExactHead, is_argmax_certificate, make_head
+from verify.analyze.interior import clusters, exact_weights, interior_certificates, \
+    simplex_walk
+from verify.lp.feasibility import GordanCertificate, strict_feasibility
+
+
+# --- the walk and the exact weights ------------------------------------------------------
+
+def _inside_by_lp(P, t) -> bool:
+    from scipy.optimize import linprog
+
+    res = linprog(np.zeros(P.shape[1]), A_eq=P, b_eq=t, bounds=(0, None), method="highs")
+    return res.status == 0
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 6), st.integers(0, 10 ** 6), st.floats(0.0, 3.0))
+def test_the_walk_finds_a_simplex_exactly_when_the_point_is_in_the_hull(d, seed, radius):
+    rng = np.random.default_rng(seed)
+    m = 6 * (d + 1)
+    P = np.vstack([rng.standard_normal((d, m)), np.ones((1, m))])
+    target = np.append(radius * rng.standard_normal(d) / np.sqrt(d), 1.0)
+    basis = simplex_walk(P, [target], max_pivots=50 * (d + 1))[0]
+    if basis is not None:
+        assert len(set(basis)) == d + 1
+        lam = np.linalg.solve(P[:, basis], target)
+        assert np.all(lam >= -1e-9)
+        assert _inside_by_lp(P, target)
+    else:
+        assert not _inside_by_lp(P, target) or radius > 0.8  # near the boundary: may fail
+
+
+def test_the_walk_goes_from_target_to_target():
+    rng = np.random.default_rng(1)
+    d, m = 5, 60
+    P = np.vstack([rng.standard_normal((d, m)), np.ones((1, m))])
+    targets = [np.append(0.1 * rng.standard_normal(d), 1.0) for _ in range(4)]
+    targets.append(np.append(np.full(d, 50.0), 1.0))  # far outside
+    out = simplex_walk(P, targets, max_pivots=200)
+    for basis, t in zip(out[:4], targets):
+        assert basis is not None
+        assert np.all(np.linalg.solve(P[:, basis], t) >= -1e-9)
+    assert out[4] is None
+
+
+def test_exact_weights_match_the_null_space(monkeypatch):
+    W, planted = _planted_head(6, 160, 6)
+    head = make_head(W)
+    for i in planted[:6]:
+        support = propose_support(head, i)
+        monkeypatch.setattr(argmax_module, "LIFTING_MIN_SUPPORT", 1 << 30)
+        slow = head.label_certificate(i, support)
+        monkeypatch.setattr(argmax_module, "LIFTING_MIN_SUPPORT", 1)
+        fast = head.label_certificate(i, support)
+        assert fast == slow and fast is not None
+
+
+def test_exact_weights_check_every_equation_of_a_short_support():
+    # Three rows spanning the plane z = 0 in R^3 and a target off that plane: the
+    # square subsystem has a solution, the left-out equation does not hold.
+    head = make_head(np.array([[0, 0, 0], [4, 0, 0], [0, 4, 0], [1, 1, 1], [1, 1, 0],
+                               [0, 0, 9], [9, 9, 9]]))
+    assert exact_weights(head, [3], [0, 1, 2]) == [None]
+    (Y, D), = exact_weights(head, [4], [0, 1, 2])
+    assert is_argmax_certificate(head.rows, 4, list(zip([0, 1, 2], Y)))
+    assert [fmpq(y, D) for y in Y] == [fmpq(1, 2), fmpq(1, 4), fmpq(1, 4)]
+
+
+# --- heads with rows inside the hull -----------------------------------------------------
+
+def _planted_head(seed: int, n: int, d: int):
+    """Gaussian float32 rows; rows 0..5 near the centroid, 6..8 near-duplicates of row
+    0, row 9 an exact copy of row 1; returns the head's array and the planted rows."""
+    rng = np.random.default_rng(seed)
+    W = rng.standard_normal((n, d)).astype(np.float32)
+    centre = W[10:].mean(axis=0)
+    for i in range(6):
+        W[i] = (centre + 0.05 * rng.standard_normal(d)).astype(np.float32)
+    for i in (6, 7, 8):
+        W[i] = (W[0] * (1 + 1e-6 * rng.standard_normal(d))).astype(np.float32)
+    W[9] = W[1]
+    return W, list(range(10))
+
+
+def propose_support(head, i: int, skip=()) -> list[int]:
+    """The support the walk finds for label ``i`` (left out: ``skip``)."""
+    found = interior_certificates(head, [(i, None, ())] + [(k, None, ()) for k in skip])
+    return list(found[i][0])
+
+
+def _exact_simplex_says_inside(head, i) -> bool:
+    rows = [[a - b for a, b in zip(head.Z[i], head.Z[k])] for k in range(head.n) if k != i]
+    return isinstance(strict_feasibility(rows), GordanCertificate)
+
+
+@pytest.mark.parametrize("seed,n,d", [(0, 120, 4), (1, 200, 6), (2, 300, 8)])
+def test_planted_interior_rows_get_exact_convex_weights(seed, n, d):
+    from scipy.spatial import ConvexHull
+
+    W, planted = _planted_head(seed, n, d)
+    head = make_head(W)
+    vertices = set(ConvexHull(W.astype(np.float64)).vertices.tolist())
+    tasks = [(i, None, ()) for i in range(n)]
+    certs = interior_certificates(head, tasks)
+    for i, (support, Y, D) in certs.items():
+        assert is_argmax_certificate(head.rows, i, list(zip(support, Y)))
+        assert sum(Y) == D > 0
+        assert len(support) <= d + 1
+        assert i not in vertices
+    # Every planted row is inside the hull (the exact simplex method agrees), and the
+    # rows near the centroid are all certified.
+    for i in planted:
+        assert _exact_simplex_says_inside(head, i)
+    assert set(range(6)) <= set(certs)
+    # Hull vertices never get weights, whatever else is certified.
+    assert not vertices & set(certs)
+
+
+def test_near_duplicate_interior_rows_share_a_cluster_and_a_support():
+    W, _ = _planted_head(4, 200, 5)
+    head = make_head(W)
+    groups = clusters(head, list(range(12)))
+    assert [0, 6, 7, 8] in groups
+    assert [1, 9] in groups
+    support = propose_support(head, 0, skip=[6, 7, 8])
+    found = exact_weights(head, [0, 6, 7, 8], support)
+    assert found[0] is not None
+    for i, f in zip([0, 6, 7, 8], found):
+        if f is not None:
+            Y, D = f
+            assert is_argmax_certificate(head.rows, i, list(zip(support, Y)))
+
+
+def test_a_wrong_support_is_rejected():
+    W, _ = _planted_head(5, 150, 4)
+    head = make_head(W)
+    support = propose_support(head, 0)
+    assert support is not None
+    # The support of label 0 does not hold a hull vertex: negative weights, rejected.
+    F = W.astype(np.float64)
+    far = int(np.argmax(np.linalg.norm(F - F.mean(axis=0), axis=1)))
+    assert exact_weights(head, [far], support) == [None]
+    # Nor a support that misses the point: the rows closest to the far vertex.
+    near = [k for k in np.argsort(np.linalg.norm(F - F[far], axis=1)).tolist()
+            if k != 0][: head.d + 1]
+    assert exact_weights(head, [0], near) == [None]
+    # Nor a label's own row among its support (the trivial z_i = z_i).
+    assert exact_weights(head, [support[0]], support) == [None]
+
+
+def test_screened_heads_certify_interior_rows_before_the_per_label_methods(monkeypatch):
+    monkeypatch.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+    monkeypatch.setattr(argmax_module, "SCREEN_CHUNK", 64)
+    W, planted = _planted_head(8, 240, 6)
+    calls = []
+    real = interior_module.exact_weights
+
+    def counted(*args):
+        out = real(*args)
+        calls.append(out)
+        return out
+
+    monkeypatch.setattr(interior_module, "exact_weights", counted)
+    head = ExactHead.from_array(W)
+    assert head.screened
+    result = head.argmax()
+    assert set(planted) <= set(result.unargmaxable)
+    assert any(any(f is not None for f in out) for out in calls)
+    for i in result.unargmaxable:
+        assert is_argmax_certificate(head.rows, i, result.evidence[i].multipliers)
+    monkeypatch.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 1 << 60)
+    small = ExactHead.from_array(W).argmax()
+    assert small.unargmaxable == result.unargmaxable
+
+
+def test_the_walk_gives_up_on_a_singular_start():
+    P = np.vstack([np.zeros((2, 6)), np.ones((1, 6))])
+    assert simplex_walk(P, [np.array([0.0, 0.0, 1.0])] * 2, max_pivots=10) == [None, None]
