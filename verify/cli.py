@@ -592,9 +592,15 @@ def _print_count(args, source, n, d) -> int:
     count = sum(len(signs) for signs, _ in source.blocks(witnesses=False))
     zaslavsky = None
     if source.result is None:
+        from verify.arrangement.whitney import cell_count_by_ranks
         from verify.arrangement.zaslavsky import cell_count
 
         zaslavsky = cell_count(source.reduced.H)
+        if zaslavsky is None:  # the lattice is too large to build: one rank at a time
+            try:
+                zaslavsky = cell_count_by_ranks(source.reduced.H)
+            except ValueError:
+                pass
     if args.json or args.format == "json":
         json.dump({"kind": args.kind, "n": n, "d": d, "count": count,
                    "zaslavsky": zaslavsky}, sys.stdout, separators=(",", ":"))
