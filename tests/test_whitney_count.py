@@ -86,3 +86,18 @@ def test_count_only_checks_large_patterns_rank_by_rank(tmp_path, capsys, monkeyp
     assert main(["pattern", "--kind", "ranking", "--matrix", str(path), "--count-only",
                  "--json"]) == 1
     assert "Zaslavsky's formula gives 1" in capsys.readouterr().err
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(3, 7), st.integers(3, 5), st.integers(1, 2), st.integers(0, 10 ** 6),
+       st.sampled_from([0, 64]))
+def test_large_flats_from_their_own_lattice_or_all_their_subsets(n, d, bound, seed, limit):
+    import verify.arrangement.whitney as whitney
+
+    W = np.random.default_rng(seed).integers(-bound, bound + 1, size=(n, d)).tolist()
+    H = essential(braid_product(W))
+    if H is None:
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(whitney, "CROSSCUT_MEMBERS", limit)
+        assert cell_count_by_ranks(H) == cell_count(H)

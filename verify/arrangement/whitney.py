@@ -26,8 +26,10 @@ and only the flats of rank ``k < r`` are needed (Stanley, Thm. 2.5 and Prop. 3.7
 2. (Möbius function.) By the crosscut theorem, ``mu(X) = sum (-1)^|S|`` over the sets
    ``S`` of members of ``X`` that span ``X`` (Rota; Stanley, Cor. 3.9 for the
    version with atoms); ``S`` spans ``X`` iff it contains ``k`` independent members.
-   Flats with ``k`` members give ``(-1)^k``; the others are counted by bit masks over
-   their ``2^m`` subsets (refused beyond :data:`MAX_MEMBERS` members).
+   Flats with ``k`` members give ``(-1)^k``, those of rank 2 with ``m`` members
+   ``-(m - 1)``; the others are counted by bit masks over their ``2^m`` subsets, or,
+   beyond :data:`CROSSCUT_MEMBERS` members, from their own lattice of flats
+   (:mod:`verify.arrangement.zaslavsky`).
 
 Everything is integer arithmetic: ``int64`` when the inputs are small enough for every
 minor to fit (Hadamard's bound), Python integers otherwise.
@@ -58,8 +60,10 @@ import numpy as np
 from verify.arrangement.cocircuits import generalized_cross_product
 from verify.arrangement.oriented_matroid import _bit_words, distinct_keys
 
-#: Flats with more members than this are not handled (``2^m`` subsets each).
-MAX_MEMBERS = 20
+#: Flats with at most this many members get ``mu`` from their ``2^m`` subsets at once;
+#: larger ones from their own lattice of flats (at most :data:`MAX_FLATS` flats).
+CROSSCUT_MEMBERS = 12
+MAX_FLATS = 100_000
 #: Subsets examined per vectorised step.
 _CHUNK = 20_000
 #: Entries of a (flats x subsets) block of the crosscut sums.
@@ -70,7 +74,7 @@ def cell_count_by_ranks(H) -> int:
     """The number of cells of the essential arrangement with the distinct, non-zero
     integer normals ``H`` (rank = number of columns), by the formula above.
 
-    Raises ``ValueError`` if a flat has more than :data:`MAX_MEMBERS` members.
+    Raises ``ValueError`` if a flat has more than :data:`MAX_FLATS` flats below it.
     """
     H = _exact(np.asarray(H))
     K, r = H.shape
@@ -89,12 +93,30 @@ def whitney_number(H: np.ndarray, k: int) -> int:
     size = np.bitwise_count(keys).sum(axis=1)
     total = int((size == k).sum())
     for m in np.unique(size[size > k]):
-        if m > MAX_MEMBERS:
-            raise ValueError(f"a flat of rank {k} has {m} members (more than "
-                             f"{MAX_MEMBERS})")
         rows = np.nonzero(_members(keys[size == m], K))[1].reshape(-1, int(m))
-        total += _crosscut_sum(H, rows, k)
+        if k == 2:     # a pencil of m lines: mu = m - 1
+            total += len(rows) * (int(m) - 1)
+        elif m <= CROSSCUT_MEMBERS:
+            total += _crosscut_sum(H, rows, k)
+        else:
+            total += sum(_mobius_of_flat(H[members]) for members in rows)
     return total
+
+
+def _mobius_of_flat(rows: np.ndarray) -> int:
+    """``|mu|`` of a flat from its own lattice (:mod:`verify.arrangement.zaslavsky`), its
+    members written in coordinates where they span the whole space (a column basis:
+    projecting onto it keeps every linear relation among them)."""
+    from verify.arrangement.zaslavsky import mobius_levels
+    from verify.linalg.exact import column_basis
+
+    ints = [[int(a) for a in row] for row in rows]
+    basis = column_basis(ints)
+    mu = mobius_levels([[row[j] for j in basis] for row in ints], max_flats=MAX_FLATS)
+    if mu is None:
+        raise ValueError(f"a flat with {len(ints)} members has more than {MAX_FLATS} "
+                         "flats below it")
+    return abs(int(mu[-1][0]))
 
 
 def flats_of_rank(H: np.ndarray, k: int) -> np.ndarray:
