@@ -17,6 +17,14 @@ is ``--count-only``, ``cert`` is ``--count-only`` with the streamed certificate
 (``--certificate-format jsonl``) and ``check`` is ``python -m verify check`` of that
 certificate (after ``cert``). The last column is CPU time over the API's. The machine is
 shared, so compare CPU seconds rather than wall time.
+
+The largest patterns (about 10^7 rankings at d = 5, 5 * 10^6 at d = 6) are the rows
+
+    python benchmarks/bench_patterns.py --cases 16x5,12x6 --modes count
+
+where ``--count-only`` checks the count against Zaslavsky's formula, from the lattice of
+flats where it is small and from the Whitney numbers rank by rank otherwise
+(:mod:`verify.arrangement.whitney`); a disagreement stops the benchmark.
 """
 
 import argparse

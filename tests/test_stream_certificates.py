@@ -410,3 +410,54 @@ def test_the_multiplier_finders_propose_nothing_for_cells(tmp_path):
         assert (y >= 0).all() and y.any() and not (y @ chain).any()
         exact = writer._chain_multipliers(W, ranking)
         assert exact is not None and min(exact) >= 0 and not (np.array(exact) @ chain).any()
+
+
+# --- one enumeration for the certificate and the output ---------------------------------
+
+@pytest.mark.parametrize("W, affine", [CASES[0], CASES[1], CASES[7], CASES[9], CASES[10]])
+@pytest.mark.parametrize("output", [["--count-only", "--json"], ["--json"], [],
+                                    ["--format", "jsonl"], ["--format", "npz"]])
+def test_the_certificate_and_the_output_come_from_one_enumeration(
+        tmp_path, monkeypatch, capsysbinary, W, affine, output):
+    import verify.arrangement.stream as engine
+    from verify.cli import main as cli
+
+    matrix = tmp_path / "W.json"
+    matrix.write_text(json.dumps([[str(a) for a in row] for row in W]))
+    base = ["pattern", "--kind", "ranking", "--matrix", str(matrix)]
+    base += ["--affine"] if affine else []
+    if "npz" in output:
+        output = output + ["--output", str(tmp_path / "p.npz")]
+    assert cli(base + output) == 0
+    alone = capsysbinary.readouterr().out
+    alone_npz = (tmp_path / "p.npz").read_bytes() if "npz" in output else None
+    write_ranking_certificate(tmp_path / "alone.jsonl", W, affine=affine)
+
+    calls = []
+    original = engine.sign_pattern_blocks
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs.get("witnesses", True))
+        yield from original(*args, **kwargs)
+    monkeypatch.setattr(engine, "sign_pattern_blocks", counted)
+    monkeypatch.setattr(writer, "sign_pattern_blocks", counted)
+    assert cli(base + output + ["--certificate", str(tmp_path / "c.jsonl"),
+                                "--certificate-format", "jsonl"]) == 0
+    captured = capsysbinary.readouterr()
+    assert captured.out == alone
+    assert b"certificate written" in captured.err
+    if alone_npz is not None:
+        assert (tmp_path / "p.npz").read_bytes() == alone_npz
+    assert (tmp_path / "c.jsonl").read_bytes() == (tmp_path / "alone.jsonl").read_bytes()
+    trivial = len(W) == 1 or len({tuple(row) for row in W}) < len(W)
+    assert len(calls) == (0 if trivial else 1)
+
+
+def test_a_certificate_whose_cells_were_not_all_seen_is_not_written(tmp_path):
+    W = CASES[0][0]
+    target = tmp_path / "c.jsonl"
+    with pytest.raises(AssertionError, match="every cell"):
+        with writer.ranking_certificate(target, W, affine=False) as certificate:
+            tapped = certificate.tap(writer.sign_pattern_blocks(certificate.M))
+            next(tapped)
+    assert not target.exists()

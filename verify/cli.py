@@ -434,14 +434,7 @@ def run_pattern(args) -> int:
                          "ranking pattern: use --kind ranking (and the cocircuit method)")
     rows = read_matrix(args.matrix)
     n, d = len(rows), len(rows[0])
-    if args.certificate and args.certificate_format == "jsonl":
-        from verify.certificates.stream import write_ranking_certificate
-
-        written = write_ranking_certificate(args.certificate, rows, affine=args.affine,
-                                            jobs=args.jobs, scheduler=args.scheduler)
-        print(f"verify: certificate written to {args.certificate} ({written['cells']} "
-              f"cells, {written['refutations']} refutations)", file=sys.stderr)
-    elif args.certificate:
+    if args.certificate and args.certificate_format == "json":
         from verify.certificates.writers import pattern_certificate, write_certificate
 
         write_certificate(args.certificate,
@@ -450,6 +443,24 @@ def run_pattern(args) -> int:
     source = _pattern_source(args, rows)
     for w in source.warnings:
         print(f"verify: warning: {w}", file=sys.stderr)
+    if not (args.certificate and args.certificate_format == "jsonl"):
+        return _write_pattern(args, source, fmt, n, d)
+    from verify.certificates.stream import ranking_certificate
+
+    # One enumeration feeds both the certificate and the requested output.
+    with ranking_certificate(args.certificate, rows, affine=args.affine, jobs=args.jobs,
+                             scheduler=args.scheduler) as certificate:
+        if certificate.needs_cells:
+            source.tap = certificate.tap
+        status = _write_pattern(args, source, fmt, n, d)
+    written = certificate.written
+    print(f"verify: certificate written to {args.certificate} ({written['cells']} "
+          f"cells, {written['refutations']} refutations)", file=sys.stderr)
+    return status
+
+
+def _write_pattern(args, source, fmt: str, n: int, d: int) -> int:
+    """The requested output (count, table, JSON, JSON Lines or npz) of ``source``."""
     if args.count_only:
         return _print_count(args, source, n, d)
     if fmt == "table":
@@ -496,6 +507,8 @@ class PatternSource:
         self.args, self.rows, self.M, self.N = args, rows, M, len(M)
         self.reduced = reduce_matrix(M)
         self.result = None
+        #: a pass-through for the blocks (a certificate written from the same cells)
+        self.tap = None
         if args.method != "cocircuits" or self.reduced.zero_rows or not M:
             self.result = self._whole()
         self.warnings = self.result.warnings if self.result is not None else []
@@ -534,6 +547,11 @@ class PatternSource:
             return
         from verify.arrangement.stream import sign_pattern_blocks
 
+        if self.tap is not None:  # the certificate needs the witnesses in any case
+            yield from self.tap(sign_pattern_blocks(
+                self.M, witnesses=True, jobs=self.args.jobs, scheduler=self.args.scheduler,
+                reduced=self.reduced))
+            return
         yield from sign_pattern_blocks(self.M, witnesses=witnesses, jobs=self.args.jobs,
                                        scheduler=self.args.scheduler, reduced=self.reduced)
 
@@ -574,9 +592,15 @@ def _print_count(args, source, n, d) -> int:
     count = sum(len(signs) for signs, _ in source.blocks(witnesses=False))
     zaslavsky = None
     if source.result is None:
+        from verify.arrangement.whitney import cell_count_by_ranks
         from verify.arrangement.zaslavsky import cell_count
 
         zaslavsky = cell_count(source.reduced.H)
+        if zaslavsky is None:  # the lattice is too large to build: one rank at a time
+            try:
+                zaslavsky = cell_count_by_ranks(source.reduced.H)
+            except ValueError:
+                pass
     if args.json or args.format == "json":
         json.dump({"kind": args.kind, "n": n, "d": d, "count": count,
                    "zaslavsky": zaslavsky}, sys.stdout, separators=(",", ":"))
@@ -608,7 +632,7 @@ def _print_pattern_table(args, source, n, d, blocks) -> None:
         print(f"ranking pattern R(W) of {args.matrix}: {n} labels in dimension {d}{affine}")
         print(f"{count} feasible ranking{'s' if count != 1 else ''} "
               f"(labels from 0, highest logit first; witness x gives the logits W x)")
-        rankings = (pattern_output.rankings_of(signs, n).tolist() if n > 1
+        rankings = (pattern_output.rankings_of(signs, n).tolist() if n > 1 and limit
                     else [[0]] * limit)
         header, col = "ranking", [" > ".join(map(str, r)) for r in rankings]
     else:

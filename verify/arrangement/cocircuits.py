@@ -55,7 +55,7 @@ import numpy as np
 
 from verify.io.errors import TooLargeError
 
-from verify.arrangement.oriented_matroid import compose, unique_signs
+from verify.arrangement.oriented_matroid import _bit_words, compose, distinct_keys, unique_signs
 
 #: Beyond this many ``(r-1)``-subsets the enumeration refuses to start.
 MAX_SUBSETS = 20_000_000
@@ -114,35 +114,88 @@ def cocircuits(H: np.ndarray):
             f"(limit {MAX_SUBSETS:,}): the pattern has up to about "
             f"{generic_tope_count(K, r):,} cells, too many to enumerate")
     subsets = combinations(range(K), r - 1)
-    Ys, Vs = [], []
+    lines = _LineTable(K)
     while True:
         chunk = np.fromiter(chain.from_iterable(islice(subsets, _CHUNK)), dtype=np.intp)
         if chunk.size == 0:
             break
         idx = chunk.reshape(-1, r - 1)
         v = generalized_cross_product(H[idx])
-        v = v[np.any(v != 0, axis=1)]
-        if len(v) == 0:
+        spans = np.any(v != 0, axis=1)
+        if not spans.any():
             continue
+        idx, v = idx[spans], v[spans]
         Y = np.sign(v @ H.T).astype(np.int8)
         lead = Y[np.arange(len(Y)), np.argmax(Y != 0, axis=1)]
-        Y *= lead[:, None]
-        v = v * lead[:, None].astype(v.dtype)
-        Y, first, _ = unique_signs(Y)
-        Ys.append(Y)
-        Vs.append(v[first])
-        if sum(map(len, Ys)) > 2 * len(Ys[0]) + _CHUNK:
+        lines.add(_line_keys(Y * lead[:, None]), idx, lead)
+    keys, idx, lead = lines.merged()
+    return _signs_of_keys(keys, K), _line_vectors(H, idx, lead)
+
+
+class _LineTable:
+    """The distinct lines met so far, each with the first ``(r-1)``-subset that spans it.
+
+    A line is kept as its packed key (:func:`_line_keys`, ``2 ceil(K/64)`` words), the
+    subset (``r - 1`` small integers) and the sign that orients its vector, about 40
+    bytes for ``K = 78`` against 120 for the sign row and the vector: the vectors are
+    computed again, once, for the distinct lines only (:func:`_line_vectors`). Subsets
+    arrive in lexicographic order and every merge is stable, so each line keeps the
+    first subset that meets it, as if all were deduplicated at once.
+    """
+
+    def __init__(self, K: int):
+        self.keys, self.idx, self.lead, self.rows, self.distinct = [], [], [], 0, 0
+        # the smallest integer type that holds the element ids
+        self.ids = np.uint8 if K <= 1 << 8 else np.uint16 if K <= 1 << 16 else np.intp
+
+    def add(self, keys: np.ndarray, idx: np.ndarray, lead: np.ndarray) -> None:
+        first = distinct_keys(keys)[0]
+        self.keys.append(keys[first])
+        self.idx.append(idx[first].astype(self.ids))
+        self.lead.append(lead[first])
+        self.rows += len(first)
+        if self.rows > 2 * self.distinct + _CHUNK:
             # A line is met by many subsets: merge now and then, so that memory follows
-            # the number of lines. Stable: each line keeps its first vector.
-            Ys, Vs = _merged(Ys, Vs)
-    Y, V = _merged(Ys, Vs)
-    return Y[0], V[0]
+            # the number of lines.
+            self.merged()
+
+    def merged(self):
+        """``(keys, subsets, signs)`` of the distinct lines, in key order."""
+        keys = np.concatenate(self.keys)
+        first = distinct_keys(keys)[0]
+        self.keys = [keys[first]]
+        del keys
+        self.idx = [np.concatenate(self.idx)[first]]
+        self.lead = [np.concatenate(self.lead)[first]]
+        self.rows = self.distinct = len(first)
+        return self.keys[0], self.idx[0], self.lead[0]
 
 
-def _merged(Ys, Vs):
-    """The distinct rows of the concatenated ``Ys`` with the first matching ``Vs`` row."""
-    Y, first, _ = unique_signs(np.concatenate(Ys))
-    return [Y], [np.concatenate(Vs)[first]]
+def _line_keys(Y: np.ndarray) -> np.ndarray:
+    """:func:`~verify.arrangement.oriented_matroid.sign_keys` of rows that all have a zero
+    (as cocircuits do): the words of the ``+`` mask, then those of the ``-`` mask."""
+    return np.concatenate([_bit_words(Y > 0), _bit_words(Y < 0)], axis=1)
+
+
+def _signs_of_keys(keys: np.ndarray, K: int) -> np.ndarray:
+    """The ``int8`` sign rows of :func:`_line_keys` rows (its inverse), by chunks."""
+    words = keys.shape[1] // 2
+    Y = np.empty((len(keys), K), dtype=np.int8)
+    for start in range(0, len(keys), _CHUNK):
+        part = keys[start:start + _CHUNK]
+        plus, minus = (np.unpackbits(np.ascontiguousarray(half.astype(">u8")).view(np.uint8),
+                                     axis=1, count=K).view(np.int8)
+                       for half in (part[:, :words], part[:, words:]))
+        Y[start:start + _CHUNK] = plus - minus
+    return Y
+
+
+def _line_vectors(H: np.ndarray, idx: np.ndarray, lead: np.ndarray) -> np.ndarray:
+    """The generalised cross products of the subsets ``idx``, times ``lead``, by chunks."""
+    parts = [generalized_cross_product(H[idx[start:start + _CHUNK].astype(np.intp)])
+             * lead[start:start + _CHUNK, None].astype(H.dtype)
+             for start in range(0, len(idx), _CHUNK)]
+    return np.concatenate(parts) if parts else np.zeros((0, H.shape[1]), dtype=H.dtype)
 
 
 def generalized_cross_product(rows: np.ndarray) -> np.ndarray:

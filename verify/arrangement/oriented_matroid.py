@@ -65,7 +65,7 @@ BRUTE_FORCE_LIMIT = 12
 #: Rows of ``(r-1)``-subsets examined per vectorised step.
 _CHUNK = 20_000
 #: Entries of a (flats x subsets x sign vectors) block in the brute-force test.
-_BLOCK = 1 << 22
+_BLOCK = 1 << 20
 
 
 class Chirotope(Protocol):
@@ -377,15 +377,22 @@ def unique_signs(signs: np.ndarray):
     if len(signs) == 0:
         empty = np.zeros(0, dtype=np.int64)
         return signs, empty, empty
-    keys = sign_keys(signs)
+    first, inverse = distinct_keys(sign_keys(signs))
+    return signs[first], first, inverse
+
+
+def distinct_keys(keys: np.ndarray):
+    """For rows of 64-bit words (:func:`sign_keys`, or packed masks compared the same
+    way): the index of the first occurrence of each distinct row, in key order, and for
+    every row the position of its distinct row. Returns ``(first, inverse)``."""
     order = _key_order(keys)
     ordered = keys[order]
     new = np.ones(len(order), dtype=bool)
     new[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
-    first = order[new]
+    del ordered
     inverse = np.empty(len(order), dtype=np.int64)
     inverse[order] = np.cumsum(new) - 1
-    return signs[first], first, inverse
+    return order[new], inverse
 
 
 def _unique_rows(signs: np.ndarray) -> np.ndarray:

@@ -56,11 +56,11 @@ from verify.arrangement.cocircuits import (
     cocircuits,
     generic_tope_count,
 )
-from verify.arrangement.oriented_matroid import compose, unique_signs
+from verify.arrangement.oriented_matroid import _bit_words, compose, distinct_keys
 from verify.linalg.exact import column_basis, group_parallel_rows, primitive_integer_row, to_fmpq_rows
 
 #: Candidate topes (a bound) a bucket may produce before it is split.
-BUDGET = 400_000
+BUDGET = 200_000
 
 
 @dataclass
@@ -179,15 +179,17 @@ def bucket_topes(H: np.ndarray, Y: np.ndarray, V: np.ndarray, prefix: tuple,
     b = len(prefix)
     keep = (cand[:, :b] == np.array(prefix, dtype=np.int8)).all(axis=1)
     cand, vertex = cand[keep], vertex[keep]
-    # unique_signs orders -1 before +1: order the negated rows to put '+' first.
-    negated, _, group = unique_signs(-cand)
-    T = -negated
+    # Packed keys of the rows negated (their '-' masks) order '+' first, as the sign
+    # strings; topes have no zeros, so the keys are the rows.
+    first, group = distinct_keys(_bit_words(cand < 0))
+    T = cand[first]
+    del cand
     if not witnesses:
         return T, None
-    gens = V[vertex]
     by_group = np.argsort(group, kind="stable")
     starts = np.searchsorted(group[by_group], np.arange(len(T)))
-    points = np.add.reduceat(gens[by_group], starts, axis=0) if len(T) else gens[:0]
+    gens = V[vertex[by_group]]
+    points = np.add.reduceat(gens, starts, axis=0) if len(T) else gens[:0]
     return T, _primitive_rows(points)
 
 

@@ -45,6 +45,16 @@ def cell_count(H, *, max_flats: int = MAX_FLATS) -> int | None:
     """``r(A)`` for the essential arrangement with the distinct, non-zero normals ``H``
     (rows of integers, rank = number of columns), or ``None`` if the lattice has more
     than ``max_flats`` flats."""
+    mu = mobius_levels(H, max_flats=max_flats)
+    if mu is None:
+        return None
+    return sum(abs(int(m)) for level in mu for m in level)
+
+
+def mobius_levels(H, *, max_flats: int = MAX_FLATS):
+    """``mu(F)`` for the flats ``F`` of each rank ``0..r`` (in the order of
+    :func:`flats`; the last level is the whole arrangement), or ``None`` beyond
+    ``max_flats`` flats."""
     H = np.array([[int(a) for a in row] for row in H], dtype=object)
     K, r = H.shape
     levels = flats(H, max_flats=max_flats)
@@ -52,16 +62,16 @@ def cell_count(H, *, max_flats: int = MAX_FLATS) -> int | None:
         return None
     lower = np.zeros((1, K), dtype=np.int64)      # the empty flat
     mu_lower = np.ones(1, dtype=object)
-    total = 1
+    found = [mu_lower]
     for masks in levels[1:]:
         F = masks.astype(np.int64)
         # G <= F iff |G n F| = |G|; only flats of lower rank are smaller.
         below = (lower @ F.T) == lower.sum(axis=1)[:, None]
         mu = -(below.astype(object).T @ mu_lower)
-        total += sum(abs(int(m)) for m in mu)
+        found.append(mu)
         lower = np.concatenate([lower, F])
         mu_lower = np.concatenate([mu_lower, mu])
-    return total
+    return found
 
 
 def flats(H: np.ndarray, *, max_flats: int = MAX_FLATS):

@@ -50,6 +50,7 @@ import heapq
 import json
 import os
 import tempfile
+from contextlib import contextmanager
 from itertools import combinations
 from math import gcd, lcm
 
@@ -64,7 +65,7 @@ from verify.io.pattern_output import rankings_of, sign_text, write_jsonl
 from verify.linalg.exact import group_parallel_rows, primitive_integer_row, to_fmpq_rows
 from verify.numbers.rational import format_rational
 
-__all__ = ["FORMAT", "write_ranking_certificate", "refutation_lines"]
+__all__ = ["FORMAT", "write_ranking_certificate", "ranking_certificate", "refutation_lines"]
 
 FORMAT = "verify-certificate-stream/1"
 
@@ -96,49 +97,105 @@ def write_ranking_certificate(path, W, *, affine: bool, jobs: int = 1,
 
     Returns ``{"cells": count, "refutations": count}``.
     """
+    with ranking_certificate(path, W, affine=affine, jobs=jobs,
+                             scheduler=scheduler) as certificate:
+        if certificate.needs_cells:
+            for _ in certificate.tap(sign_pattern_blocks(certificate.M, jobs=jobs,
+                                                         scheduler=scheduler)):
+                pass
+    return certificate.written
+
+
+@contextmanager
+def ranking_certificate(path, W, *, affine: bool, jobs: int = 1,
+                        scheduler: str | None = None):
+    """The streamed certificate of ``R(W)``, written from cells that pass through.
+
+    Yields a :class:`_CertificateStream`: if its ``needs_cells`` is true, the blocks of
+    :func:`~verify.arrangement.stream.sign_pattern_blocks` of its ``M`` (``B_n V``) must go
+    through :meth:`~_CertificateStream.tap`, which writes them and hands them on, so
+    that another output can be made from the same enumeration. The refutations and the
+    last line are written when the ``with`` block ends (``written`` then has the counts);
+    on an exception nothing is written. Parameters as in
+    :func:`write_ranking_certificate`.
+    """
     rows = to_fmpq_rows(W)
     if not rows or not rows[0] or any(len(row) != len(rows[0]) for row in rows):
         raise ValueError("W must be a non-empty rectangular matrix with at least one column")
     V = [[fmpq(1)] + row for row in rows] if affine else rows
-    n, k = len(V), len(V[0])
-    M = braid_product(V)
     header = {"format": FORMAT, "claim": "ranking pattern",
               "input": {"W": [[format_rational(a) for a in row] for row in rows],
                         "affine": bool(affine)}}
-    with open_atomic(path) as out:
+    with open_atomic(path) as out, \
+            tempfile.TemporaryDirectory(prefix="verify-certificate-") as spool:
         out.write(_line(header))
-        zero = next((r for r, row in enumerate(M) if not any(row)), None)
-        if zero is not None:
-            out.write(_line({"assertion": {"count": 0}, "evidence": {"zero_row": zero}}))
-            return {"cells": 0, "refutations": 0}
-        if n == 1:  # no rows: the one ranking [0]
-            out.write(_line({"signs": "", "witness": ["0"] * k, "ranking": [0]}))
+        certificate = _CertificateStream(out, spool, V)
+        try:
+            yield certificate
+            certificate.finish(jobs, scheduler)
+        finally:
+            certificate.close()
+
+
+class _CertificateStream:
+    """The cells of the certificate as they come (steps 1 and 2 of the module docstring),
+    then the refutations (step 3)."""
+
+    def __init__(self, out, spool: str, V):
+        self.out, self.V = out, V
+        self.n, self.M = len(V), braid_product(V)
+        self.zero = next((r for r, row in enumerate(self.M) if not any(row)), None)
+        self.needs_cells = self.zero is None and self.n > 1
+        self.count, self.complete, self.written = 0, False, None
+        if self.needs_cells:
+            self.flips = _AdjacentFlips(self.M, self.n)
+            self.runs = _Runs(spool, self.flips.width)
+            self.listed = os.path.join(spool, "listed")
+            self.keys = open(self.listed, "wb")
+
+    def tap(self, blocks):
+        """Write every block ``(signs, witnesses)`` as its cell lines and yield it on."""
+        for signs, Z in blocks:
+            self.count += write_jsonl(self.out, [(signs, Z)], kind="ranking", n=self.n)
+            for start in range(0, len(signs), SLICE):
+                part = signs[start:start + SLICE]
+                packed = np.packbits(part < 0, axis=1)
+                self.keys.write(packed.tobytes())
+                self.runs.add(self.flips.of(packed, rankings_of(part, self.n)))
+            yield signs, Z
+        self.complete = True
+
+    def close(self) -> None:
+        if self.needs_cells:
+            self.keys.close()
+
+    def finish(self, jobs: int, scheduler: str | None) -> None:
+        out = self.out
+        if self.zero is not None:
+            out.write(_line({"assertion": {"count": 0}, "evidence": {"zero_row": self.zero}}))
+            self.written = {"cells": 0, "refutations": 0}
+            return
+        if self.n == 1:  # no rows: the one ranking [0]
+            out.write(_line({"signs": "", "witness": ["0"] * len(self.V[0]),
+                             "ranking": [0]}))
             out.write(_line({"assertion": {"count": 1}}))
-            return {"cells": 1, "refutations": 0}
-        flips = _AdjacentFlips(M, n)
-        with tempfile.TemporaryDirectory(prefix="verify-certificate-") as spool:
-            runs = _Runs(spool, flips.width)
-            listed = os.path.join(spool, "listed")
-            count = 0
-            with open(listed, "wb") as keys:
-                for signs, Z in sign_pattern_blocks(M, jobs=jobs, scheduler=scheduler):
-                    count += write_jsonl(out, [(signs, Z)], kind="ranking", n=n)
-                    for start in range(0, len(signs), SLICE):
-                        part = signs[start:start + SLICE]
-                        packed = np.packbits(part < 0, axis=1)
-                        keys.write(packed.tobytes())
-                        runs.add(flips.of(packed, rankings_of(part, n)))
-            missing = _not_listed(runs.merged(), _records(listed, flips.width))
-            integers = _integer_rows(V)
-            tasks = ((np.frombuffer(b"".join(batch), dtype=np.uint8)
-                      .reshape(len(batch), flips.width), integers)
-                     for batch in _batches(missing, BATCH))
-            refuted = 0
-            for lines, number in _ordered_map(refutation_lines, tasks, jobs, scheduler):
-                out.write(lines)
-                refuted += number
-        out.write(_line({"assertion": {"count": count}}))
-    return {"cells": count, "refutations": refuted}
+            self.written = {"cells": 1, "refutations": 0}
+            return
+        if not self.complete:
+            raise AssertionError("internal error: the certificate did not receive every "
+                                 "cell of the pattern")
+        self.keys.close()
+        missing = _not_listed(self.runs.merged(), _records(self.listed, self.flips.width))
+        integers = _integer_rows(self.V)
+        tasks = ((np.frombuffer(b"".join(batch), dtype=np.uint8)
+                  .reshape(len(batch), self.flips.width), integers)
+                 for batch in _batches(missing, BATCH))
+        refuted = 0
+        for lines, number in _ordered_map(refutation_lines, tasks, jobs, scheduler):
+            out.write(lines)
+            refuted += number
+        out.write(_line({"assertion": {"count": self.count}}))
+        self.written = {"cells": self.count, "refutations": refuted}
 
 
 def _line(obj) -> bytes:
