@@ -7,10 +7,8 @@ vertices by Carathéodory, polygon edges) for the answers.
 
 from __future__ import annotations
 
-import io
 import json
 import tracemalloc
-from contextlib import redirect_stderr, redirect_stdout
 from decimal import Decimal, localcontext
 from fractions import Fraction
 
@@ -46,18 +44,6 @@ from verify.analyze.memory import MemoryBudget
 from verify.analyze.ties import NoTieCertificate
 from verify.io.errors import TooLargeError
 from verify.numbers.rational import exact_from_float
-
-
-def _run_cli(args):
-    from verify.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            code = main(args)
-        except SystemExit as exc:
-            code = exc.code
-    return code, out.getvalue(), err.getvalue()
 
 
 # --- exact integer rows from binary floats ---------------------------------------------
@@ -184,10 +170,10 @@ def test_ray_shooting_keeps_no_n_by_pairs_array():
     assert peak < 8 * 2500 * 2500 * 4 // 5  # 40 MB; n x n float64 would be 50 MB
 
 
-def test_head_beyond_the_budget_is_refused_in_one_line(tmp_path):
+def test_head_beyond_the_budget_is_refused_in_one_line(run_cli, tmp_path):
     path = tmp_path / "w.npy"
     np.save(path, np.zeros((3000, 64), dtype=np.float32))
-    code, out, err = _run_cli(["analyze", "--matrix", str(path), "--memory", "0.01"])
+    code, out, err = run_cli(["analyze", "--matrix", str(path), "--memory", "0.01"])
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "--memory" in err and "3000 labels" in err
     with pytest.raises(TooLargeError):
@@ -195,10 +181,10 @@ def test_head_beyond_the_budget_is_refused_in_one_line(tmp_path):
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "abc", "inf", "nan"])
-def test_bad_memory_option(tmp_path, value):
+def test_bad_memory_option(run_cli, tmp_path, value):
     path = tmp_path / "w.json"
     path.write_text("[[1, 0], [0, 1]]")
-    code, _, err = _run_cli(["analyze", "--matrix", str(path), "--memory", value])
+    code, _, err = run_cli(["analyze", "--matrix", str(path), "--memory", value])
     assert code == 2 and "--memory" in err and "Traceback" not in err
 
 
@@ -257,10 +243,10 @@ def test_extreme_magnitudes_are_decided_exactly_with_true_cosines(n, d, data):
     ([["1e19", 0], [0, 1], [1, 1]], 0.7071067811865476),
     ([["1e-30", 0], [0, 1], [1, 1]], 0.7071067811865476),
 ])
-def test_reported_extreme_heads(tmp_path, W, cosine):
+def test_reported_extreme_heads(run_cli, tmp_path, W, cosine):
     path = tmp_path / "w.json"
     path.write_text(json.dumps(W))
-    code, out, err = _run_cli(["analyze", "--matrix", str(path), "--json"])
+    code, out, err = run_cli(["analyze", "--matrix", str(path), "--json"])
     assert code == 0, err
     doc = json.loads(out)
     nearest = dict((k, c) for k, c in doc["cosine"]["per_label"][0]["nearest"])
@@ -392,12 +378,12 @@ def _sharded_checkpoint(tmp_path, W: np.ndarray, b: np.ndarray):
     return folder
 
 
-def test_sharded_checkpoint_directory_with_and_without_bias(tmp_path):
+def test_sharded_checkpoint_directory_with_and_without_bias(run_cli, tmp_path):
     rng = np.random.default_rng(4)
     W = (rng.integers(-8, 9, size=(12, 3)) / 4).astype(np.float32)  # exact in bf16
     b = (rng.integers(-8, 9, size=12) / 2).astype(np.float32)
     folder = _sharded_checkpoint(tmp_path, W, b)
-    code, out, err = _run_cli(["analyze", "--matrix", str(folder), "--json"])
+    code, out, err = run_cli(["analyze", "--matrix", str(folder), "--json"])
     assert code == 0, err
     doc = json.loads(out)
     assert "lm_head.weight" in doc["source"] and "BF16" in doc["source"]
@@ -406,7 +392,7 @@ def test_sharded_checkpoint_directory_with_and_without_bias(tmp_path):
     assert doc == {**to_json(analyze([[Fraction(v) for v in r] for r in rows])),
                    "source": doc["source"]}
     # With the bias: the exact bias engine, checked against its own certificates.
-    code, out, err = _run_cli(["analyze", "--matrix", str(folder), "--bias", "auto",
+    code, out, err = run_cli(["analyze", "--matrix", str(folder), "--bias", "auto",
                                "--json"])
     assert code == 0, err
     doc = json.loads(out)
@@ -420,7 +406,7 @@ def test_sharded_checkpoint_directory_with_and_without_bias(tmp_path):
         z = [sum(Fraction(a) * Fraction(c) for a, c in zip(r, x)) + bk
              for r, bk in zip(Wf, bf)]
         assert all(z[int(i)] > z[k] for k in range(len(z)) if k != int(i))
-    code, out, err = _run_cli(["analyze", "--matrix", str(folder), "--tensor",
+    code, out, err = run_cli(["analyze", "--matrix", str(folder), "--tensor",
                                "model.embed_tokens.weight", "--json"])
     assert code == 0 and "model.embed_tokens.weight" in json.loads(out)["source"]
 
@@ -431,8 +417,8 @@ def test_sharded_checkpoint_directory_with_and_without_bias(tmp_path):
     (["--bias", "model.norm.weight"], "entries for 12 labels"),
     (["--bias", "missing.npy"], "no such file"),
 ])
-def test_checkpoint_errors_are_one_line(tmp_path, extra, needle):
+def test_checkpoint_errors_are_one_line(run_cli, tmp_path, extra, needle):
     W = np.ones((12, 3), dtype=np.float32)
     folder = _sharded_checkpoint(tmp_path, W, np.zeros(12, dtype=np.float32))
-    code, out, err = _run_cli(["analyze", "--matrix", str(folder), *extra])
+    code, out, err = run_cli(["analyze", "--matrix", str(folder), *extra])
     assert code == 2 and out == "" and err.count("\n") == 1 and needle in err, err

@@ -481,22 +481,11 @@ def test_text_heads_read_square_roots_exactly(tmp_path):
         load_head, _write(tmp_path, "bad.txt", "1 sqrt(-2)\n"))
 
 
-def test_bias_heads_refuse_irrational_entries_in_one_line(tmp_path):
+def test_bias_heads_refuse_irrational_entries_in_one_line(run_cli, tmp_path):
     """A bias head is decided over the rationals: an irrational entry is named, exit 2;
     square roots that are rational change nothing."""
-    import io
-    from contextlib import redirect_stderr, redirect_stdout
-
-    from verify.cli import main
-
     def run(*args):
-        out, err = io.StringIO(), io.StringIO()
-        with redirect_stdout(out), redirect_stderr(err):
-            try:
-                code = main(["analyze", *map(str, args)])
-            except SystemExit as exc:
-                code = exc.code
-        return code, out.getvalue(), err.getvalue()
+        return run_cli(["analyze", *args])
 
     bias = _write(tmp_path, "b.txt", "0\n0\n1/10\n0\n")
     irrational = _write(tmp_path, "w.txt", "1 0\n0 1\nsqrt(2)/2 sqrt(2)/2\n-1 -1\n")
