@@ -33,7 +33,7 @@ proposal of ``S`` and one exact solve:
   lower-dimensional face, or a head of rank below ``d``), a non-singular square
   subsystem is chosen by float QR with column pivoting and the check covers all
   ``d + 1`` equations.
-* **Near-duplicate clusters** (rows within a relative ``1e-4`` of each other, found by
+* **Near-duplicate clusters** (rows within a relative ``2^-12`` of each other, as in :mod:`verify.analyze.clusters`, found by
   :func:`clusters`) are one task: the walk visits the members in turn, each starting
   where the previous one ended (a few exchanges), and members that end on the same
   simplex are solved together, as right-hand sides of one solve.
@@ -65,6 +65,7 @@ from typing import Sequence
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from verify.analyze.clusters import NEAR_RELATIVE
 
 __all__ = ["clusters", "exact_weights", "interior_certificates", "simplex_walk"]
 
@@ -72,8 +73,9 @@ __all__ = ["clusters", "exact_weights", "interior_certificates", "simplex_walk"]
 SAMPLE_PER_DIMENSION = 3
 #: Pivots of :func:`simplex_walk` per dimension before it gives up.
 WALK_PIVOTS = 4
-#: Relative distance below which two rows count as near-duplicates.
-NEAR_DUPLICATE = 1e-4
+#: Relative distance below which two rows count as near-duplicates: the same notion as
+#: the witnesses of near-duplicate rows (:mod:`verify.analyze.clusters`).
+NEAR_DUPLICATE = NEAR_RELATIVE
 
 
 def _pool(head, lead: int, rivals: Sequence[int], skip: Sequence[int]) -> np.ndarray:
