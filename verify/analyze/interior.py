@@ -33,10 +33,11 @@ proposal of ``S`` and one exact solve:
   lower-dimensional face, or a head of rank below ``d``), a non-singular square
   subsystem is chosen by float QR with column pivoting and the check covers all
   ``d + 1`` equations.
-* **Near-duplicate clusters** (rows within a relative ``2^-12`` of each other, as in :mod:`verify.analyze.clusters`, found by
-  :func:`clusters`) are one task: the walk visits the members in turn, each starting
-  where the previous one ended (a few exchanges), and members that end on the same
-  simplex are solved together, as right-hand sides of one solve.
+* **Near-duplicate clusters** (rows within a relative ``2^-12`` of each other, as in
+  :mod:`verify.analyze.clusters`, found by :func:`clusters`) are one task: the walk
+  visits the members in turn, each starting where the previous one ended (a few
+  exchanges), and members that end on the same simplex are solved together, as
+  right-hand sides of one solve.
 
 Nothing is trusted that was not checked exactly: the weights ``Y / D`` satisfy the
 system exactly and their signs are read off exact integers, which is what
