@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from test_analyze import check_argmax_evidence, check_tie_evidence, reference_argmaxable, \
     reference_ties_2d
-from test_analyze_scale import _run_cli
+from conftest import _run_cli
 from verify.analyze import analyze, make_head, to_json
 from verify.analyze import argmax as argmax_module
 from verify.analyze import screen as screen_module
