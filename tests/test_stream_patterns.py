@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from verify.arrangement import ranking_pattern, sign_pattern
@@ -131,6 +131,57 @@ def test_the_plan_splits_to_the_budget_and_partitions_the_cells():
         found.extend(map(tuple, T))
     assert 2 * len(found) == sign_pattern(braid_product(W)).count
     assert len(set(found)) == len(found)
+
+
+degenerate = st.integers(4, 6).flatmap(lambda n: st.integers(2, 3).flatmap(
+    lambda d: st.lists(st.lists(st.integers(-1, 1), min_size=d, max_size=d),
+                       min_size=n, max_size=n)))
+
+
+@settings(max_examples=30, deadline=None)
+@given(degenerate, st.integers(2, 40), st.sampled_from([2, 3, 12]))
+@example([[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 0]], 16, 2)
+def test_a_bucket_asks_its_restrictions_only_for_its_prefix(W, budget, limit):
+    """A bucket's candidates, with the restrictions asked only for the prefix, are the
+    candidates of the whole restrictions that agree with the prefix, vertex by vertex;
+    through the brute force and (with a lower ``BRUTE_FORCE_LIMIT``) the recursion."""
+    from verify.arrangement import oriented_matroid
+    from verify.arrangement.cocircuits import IntegerChirotope
+    from verify.arrangement.oriented_matroid import compose
+
+    R = reduce_matrix(braid_product(W))
+    K, r = R.H.shape
+    if r < 2:
+        return
+    Y, V = cocircuits(R.H)
+    chi = IntegerChirotope(R.H)
+    ground = np.arange(K, dtype=np.int64)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(oriented_matroid, "BRUTE_FORCE_LIMIT", limit)
+        for prefix, idx, sigma in _plan(Y, r, budget):
+            Yb = Y[idx] * sigma[:, None]
+            fixed = np.zeros(K, dtype=np.int8)
+            fixed[:len(prefix)] = prefix
+            asked, vertex = compose(chi, Yb, ground, r, (), fixed)
+            every, every_vertex = compose(chi, Yb, ground, r, ())
+            agree = ((fixed == 0) | (every == fixed)).all(axis=1)
+            assert sorted(zip(map(tuple, asked), vertex.tolist())) == sorted(
+                zip(map(tuple, every[agree]), every_vertex[agree].tolist()))
+
+
+@settings(max_examples=10, deadline=None)
+@given(degenerate, st.integers(2, 40))
+@example([[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 0]], 16)
+def test_buckets_through_the_recursion_give_the_cells_of_the_whole_engine(W, budget):
+    from verify.arrangement import oriented_matroid
+
+    M = braid_product(W)
+    whole = sign_pattern(M)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(oriented_matroid, "BRUTE_FORCE_LIMIT", 2)
+        patterns, witnesses = streamed(M, budget=budget)
+    assert patterns == whole.patterns
+    assert witnesses == [tuple(int(a) for a in c.witness) for c in whole.cells]
 
 
 def test_vectorised_rankings_equal_the_reference_and_refuse_non_orders():

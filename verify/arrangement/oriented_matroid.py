@@ -219,13 +219,19 @@ def flat_cocircuits(chi: Chirotope, flat: np.ndarray, k: int, extension: Sequenc
 
 
 def compose(chi: Chirotope, Y: np.ndarray, flat: np.ndarray, k: int,
-            extension: Sequence[int]):
+            extension: Sequence[int], fixed: np.ndarray | None = None):
     """Candidate topes ``Y o T'`` for every cocircuit row of ``Y`` (rank-``k`` ``flat``).
 
     Returns ``(candidates, vertex)``: ``candidates[m]`` is ``Y[vertex[m]] o T'`` for a
     tope ``T'`` of the restriction to ``Z(Y[vertex[m]])``. (At the top level the
     cocircuits are the lines of the arrangement, the vertices of its cells.) Only the
     sign of ``Y`` given is used; callers add the negatives (``-Y o -T'``).
+
+    ``fixed`` (``int8`` over the positions of ``flat``, ``0`` where free) asks only for
+    the candidates that agree with it where it is non-zero; the rows of ``Y`` must
+    conform to it (``Y_i in {0, fixed_i}``). Then only the topes ``T'`` that agree with
+    ``fixed`` on ``Z(Y)`` are computed, so that work follows the candidates asked for
+    (a bucket of :mod:`verify.arrangement.stream` asks for one prefix).
     """
     z = len(flat)
     zero = Y == 0
@@ -239,7 +245,8 @@ def compose(chi: Chirotope, Y: np.ndarray, flat: np.ndarray, k: int,
         # an element outside the zero set completes a basis of the smaller flat
         off = flat[np.argmax(Y[index] != 0, axis=1)]
         extensions = np.column_stack([off, np.broadcast_to(ext, (len(index), len(ext)))])
-        local, owner = _equal_flats_topes(chi, flat[Zpos], k - 1, extensions)
+        local_fixed = None if fixed is None else fixed[Zpos]
+        local, owner = _equal_flats_topes(chi, flat[Zpos], k - 1, extensions, local_fixed)
         cand = Y[index[owner]]
         cand[np.arange(len(owner))[:, None], Zpos[owner]] = local
         parts.append(cand)
@@ -258,41 +265,105 @@ def topes(chi: Chirotope) -> np.ndarray:
     return _sorted_rows(found)
 
 
-def _equal_flats_topes(chi, Zs: np.ndarray, k: int, ext: np.ndarray):
+def _equal_flats_topes(chi, Zs: np.ndarray, k: int, ext: np.ndarray,
+                       fixed: np.ndarray | None = None):
     """Topes of ``L`` flats of rank ``k`` with ``z`` elements each (rows of ``Zs``).
 
     Returns ``(T, owner)``: the topes of flat ``f`` are the rows ``T[owner == f]``, over
-    the positions of the flat.
+    the positions of the flat; with ``fixed`` (``(L, z)``, ``0`` where free) only those
+    that agree with ``fixed[f]`` where it is non-zero.
     """
     L, z = Zs.shape
     if z == k:  # independent: every sign vector
         every = _all_signs(k)
-        return np.tile(every, (L, 1)), np.repeat(np.arange(L), len(every))
+        T, owner = np.tile(every, (L, 1)), np.repeat(np.arange(L), len(every))
+        if fixed is not None:
+            keep = _agrees(T, fixed[owner])
+            T, owner = T[keep], owner[keep]
+        return T, owner
     if z <= BRUTE_FORCE_LIMIT:
-        return _brute_force(chi, Zs, k, ext)
+        return _brute_force(chi, Zs, k, ext, fixed)
     parts, owners = [], []
     for f in range(L):
-        T = _recursive(chi, Zs[f], k, ext[f])
+        T = _recursive(chi, Zs[f], k, ext[f], None if fixed is None else fixed[f])
         parts.append(T)
         owners.append(np.full(len(T), f))
     return np.concatenate(parts), np.concatenate(owners)
 
 
-def _recursive(chi, flat, k, extension) -> np.ndarray:
-    """Topes of one (large) flat by composition over its cocircuits."""
+def _agrees(T: np.ndarray, fixed: np.ndarray) -> np.ndarray:
+    """Rows of ``T`` equal to ``fixed`` wherever ``fixed`` is non-zero."""
+    return ((fixed == 0) | (T == fixed)).all(axis=-1)
+
+
+def _conforms(Y: np.ndarray, fixed: np.ndarray) -> np.ndarray:
+    """Rows of ``Y`` that are zero or equal to ``fixed`` wherever ``fixed`` is non-zero."""
+    return ((fixed == 0) | (Y == 0) | (Y == fixed)).all(axis=-1)
+
+
+def _recursive(chi, flat, k, extension, fixed=None) -> np.ndarray:
+    """Topes of one (large) flat by composition over its cocircuits (those that agree
+    with ``fixed`` where it is non-zero, if given)."""
     if k == 1:
         ext = np.asarray(extension, dtype=np.int64)
         Y = chi.signs_with(ext[None, :], flat[None, :])
         if (Y == 0).any():  # a loop: no topes
             return np.zeros((0, len(flat)), dtype=np.int8)
-        return np.concatenate([Y, -Y])
+        T = np.concatenate([Y, -Y])
+        return T if fixed is None else T[_agrees(T, fixed)]
     Y, _ = flat_cocircuits(chi, flat, k, extension)
-    cand, _ = compose(chi, Y, flat, k, extension)
-    return _unique_rows(np.concatenate([cand, -cand]))
+    if fixed is None:
+        cand, _ = compose(chi, Y, flat, k, extension)
+        return _unique_rows(np.concatenate([cand, -cand]))
+    # Every vertex of a tope that agrees with ``fixed`` conforms to it: compose those
+    # cocircuits (of either sign) only, asking their restrictions for ``fixed`` too.
+    Y = np.concatenate([Y, -Y])
+    Y = Y[_conforms(Y, fixed)]
+    cand, _ = compose(chi, Y, flat, k, extension, fixed)
+    return _unique_rows(cand)
 
 
-def _brute_force(chi, Zs, k, ext):
-    """Topes of equally sized small flats: every sign vector against the cocircuits."""
+def _brute_force(chi, Zs, k, ext, fixed=None):
+    """Topes of equally sized small flats: every sign vector against the cocircuits.
+
+    With ``fixed`` (``(L, z)``) only the sign vectors that agree with it are tested:
+    flats with the same number of fixed positions are handled together, each with its
+    own ``2^(z - f)`` candidates.
+    """
+    if fixed is not None:
+        nfixed = (fixed != 0).sum(axis=1)
+        tope_parts, owner_parts = [], []
+        for f in np.unique(nfixed):
+            group = np.nonzero(nfixed == f)[0]
+            T, owner = _brute_force_masks(chi, Zs[group], k, ext[group],
+                                          _fixed_candidates(fixed[group]))
+            tope_parts.append(T)
+            owner_parts.append(group[owner])
+        T, owner = np.concatenate(tope_parts), np.concatenate(owner_parts)
+        order = np.argsort(owner, kind="stable")   # flats in order, as without ``fixed``
+        return T[order], owner[order]
+    L_all, z = Zs.shape
+    candidates = np.arange(1 << z).astype(np.uint16 if z <= 16 else np.uint32)
+    return _brute_force_masks(chi, Zs, k, ext, np.broadcast_to(candidates,
+                                                               (L_all, len(candidates))))
+
+
+def _fixed_candidates(fixed: np.ndarray) -> np.ndarray:
+    """For rows of ``fixed`` with the same number ``f`` of non-zero entries, the
+    ``2^(z - f)`` bit masks (bit ``i`` set: ``+`` at position ``i``) that agree with each."""
+    L, z = fixed.shape
+    mask_type = np.uint16 if z <= 16 else np.uint32
+    weights = (1 << np.arange(z)).astype(np.int64)
+    base = np.where(fixed > 0, weights, 0).sum(axis=1)
+    free = np.argsort(fixed != 0, axis=1, kind="stable")[:, :z - int((fixed[0] != 0).sum())]
+    t = np.arange(1 << free.shape[1], dtype=np.int64)
+    bits = (t[:, None] >> np.arange(free.shape[1])) & 1          # (2^(z-f), z-f)
+    masks = base[:, None] + weights[free] @ bits.T                # (L, 2^(z-f))
+    return masks.astype(mask_type)
+
+
+def _brute_force_masks(chi, Zs, k, ext, candidates):
+    """The test of :func:`_brute_force` on ``candidates[f]`` (bit masks) of flat ``f``."""
     L_all, z = Zs.shape
     subsets = list(combinations(range(z), k - 1))
     positions = np.array(subsets, dtype=np.int64).reshape(len(subsets), k - 1)
@@ -302,11 +373,11 @@ def _brute_force(chi, Zs, k, ext):
     mask_type = np.uint16 if z <= 16 else np.uint32
     weights = (1 << np.arange(z)).astype(mask_type)
     full = (1 << z) - 1
-    candidates = np.arange(1 << z).astype(mask_type)   # bit i set: + at position i
-    per_block = max(1, _BLOCK // (c * len(candidates)))
+    per_block = max(1, _BLOCK // (c * max(1, candidates.shape[1])))
     tope_parts, owner_parts = [], []
     for start in range(0, L_all, per_block):
         Zb, Eb = Zs[start:start + per_block], ext[start:start + per_block]
+        Cb = candidates[start:start + per_block][:, None, :]   # bit i set: + at position i
         L = len(Zb)
         rest = np.concatenate([Zb[:, positions],
                                np.broadcast_to(Eb[:, None, :], (L, c, Eb.shape[1]))], axis=2)
@@ -316,13 +387,13 @@ def _brute_force(chi, Zs, k, ext):
         support = plus | minus
         # Y <= T: Y's + inside T's +, Y's - inside T's -; the same for -Y (Y = 0 covers
         # nothing).
-        cover = np.zeros((L, len(candidates)), dtype=mask_type)
+        cover = np.zeros((L, candidates.shape[1]), dtype=mask_type)
         for p, m in ((plus, minus), (minus, plus)):
-            conform = ((p[..., None] & ~candidates) == 0) & ((m[..., None] & candidates) == 0)
+            conform = ((p[..., None] & ~Cb) == 0) & ((m[..., None] & Cb) == 0)
             cover |= np.bitwise_or.reduce(np.where(conform, support[..., None], 0)
                                           .astype(mask_type), axis=1)
         f, t = np.nonzero(cover == full)
-        bits = (candidates[t].astype(np.int64)[:, None] >> np.arange(z)) & 1
+        bits = (Cb[f, 0, t].astype(np.int64)[:, None] >> np.arange(z)) & 1
         tope_parts.append(np.where(bits == 1, 1, -1).astype(np.int8))
         owner_parts.append(f + start)
     return np.concatenate(tope_parts), np.concatenate(owner_parts)

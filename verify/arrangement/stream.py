@@ -19,7 +19,10 @@ appearance; the other rows repeat earlier characters).
    to ``p``. So each bucket sees all the vertices of its cells, and the witness (the sum
    of the vertex vectors, :mod:`.cocircuits`, step 3) is the same as if every cell were
    computed at once. Distinct prefixes of a prefix-free set partition the cells: no
-   bucket shares a cell with another, so nothing is merged but the order.
+   bucket shares a cell with another, so nothing is merged but the order. A cocircuit
+   that is zero on some of the first ``b`` hyperplanes belongs to several buckets;
+   each asks its restriction only for the topes ``T'`` that agree with its prefix
+   there, so that the restriction's work is divided among the buckets, not repeated.
 2. (Budget.) A bucket is split at the next hyperplane (a cocircuit that is zero there
    goes to both halves) while the number of candidate topes it may produce, bounded
    by ``2^(r-1)`` per cocircuit with ``r - 1`` zeros and by the generic count
@@ -175,8 +178,13 @@ def bucket_topes(H: np.ndarray, Y: np.ndarray, V: np.ndarray, prefix: tuple,
     unless ``witnesses``).
     """
     K, r = H.shape
-    cand, vertex = compose(IntegerChirotope(H), Y, np.arange(K, dtype=np.int64), r, ())
     b = len(prefix)
+    fixed = np.zeros(K, dtype=np.int8)
+    fixed[:b] = prefix
+    # Only the restrictions' topes that agree with the prefix (step 1): the work of a
+    # cocircuit met by several buckets is divided among them, not repeated.
+    cand, vertex = compose(IntegerChirotope(H), Y, np.arange(K, dtype=np.int64), r, (),
+                           fixed)
     keep = (cand[:, :b] == np.array(prefix, dtype=np.int8)).all(axis=1)
     cand, vertex = cand[keep], vertex[keep]
     # Packed keys of the rows negated (their '-' masks) order '+' first, as the sign
