@@ -335,3 +335,60 @@ def test_a_failed_npz_leaves_no_file(tmp_path, monkeypatch):
         pattern_output.write_npz(target, broken(), kind="sign", n=2, d=2, N=2,
                                  open_output=open_atomic)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_flat_memo_keeps_the_recent_entries_within_its_budget():
+    from verify.arrangement.oriented_matroid import FlatMemo
+
+    memo = FlatMemo(budget=3 * 256 + 30)
+    for key in "abc":
+        memo.put(key, key.upper(), 10)
+    assert memo.get("a") == "A"                 # now the most recent
+    memo.put("d", "D", 10)                      # over budget: "b" leaves first
+    assert memo.get("b") is None and [memo.get(k) for k in "acd"] == ["A", "C", "D"]
+    assert memo.size <= memo.budget
+    memo.put("huge", "H", memo.budget)          # larger than the budget: not kept
+    assert memo.get("huge") is None and memo.get("a") == "A"
+
+
+@settings(max_examples=15, deadline=None)
+@given(degenerate, st.integers(2, 40), st.sampled_from([2, 12]))
+@example([[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 0]], 16, 2)
+@example([[1, 1, 0], [0, 1, 1], [1, 0, 1], [1, 1, 1], [0, 0, 1]], 8, 12)
+def test_the_flat_memo_changes_no_cell_and_no_witness(W, budget, limit):
+    """Buckets asked with no memo, with a fresh one, with one that already holds every
+    flat, and with one so small that it keeps evicting give the same blocks; a filled
+    memo answers every question it is asked."""
+    from verify.arrangement import cocircuits as cocircuits_module
+    from verify.arrangement import oriented_matroid
+    from verify.arrangement.oriented_matroid import FlatMemo
+
+    M = braid_product(W)
+    hits = []
+    get = FlatMemo.get
+
+    def counted(self, key):
+        value = get(self, key)
+        hits.append(value is not None)
+        return value
+
+    runs = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(oriented_matroid, "BRUTE_FORCE_LIMIT", limit)
+        patch.setattr(FlatMemo, "get", counted)
+        patch.setattr(cocircuits_module, "_memo_of", lambda H: None)
+        runs.append(streamed(M, budget=budget))
+        patch.undo()
+        patch.setattr(oriented_matroid, "BRUTE_FORCE_LIMIT", limit)
+        patch.setattr(FlatMemo, "get", counted)
+        cocircuits_module._LAST_MEMO[:] = [None, None]
+        runs.append(streamed(M, budget=budget))         # a fresh memo
+        asked = len(hits)
+        runs.append(streamed(M, budget=budget))         # the same memo, filled
+        assert all(hits[asked:])                        # ... answers every question
+        patch.setattr(oriented_matroid, "MEMO_BYTES", 300)
+        cocircuits_module._LAST_MEMO[:] = [None, None]
+        runs.append(streamed(M, budget=budget))         # a memo that keeps evicting
+    cocircuits_module._LAST_MEMO[:] = [None, None]
+    assert all(run == runs[0] for run in runs[1:])
+    assert not hits[:asked] or not all(hits[:asked])   # a fresh memo starts empty

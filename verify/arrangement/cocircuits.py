@@ -55,7 +55,13 @@ import numpy as np
 
 from verify.io.errors import TooLargeError
 
-from verify.arrangement.oriented_matroid import _bit_words, compose, distinct_keys, unique_signs
+from verify.arrangement.oriented_matroid import (
+    FlatMemo,
+    _bit_words,
+    compose,
+    distinct_keys,
+    unique_signs,
+)
 
 #: Beyond this many ``(r-1)``-subsets the enumeration refuses to start.
 MAX_SUBSETS = 20_000_000
@@ -249,6 +255,7 @@ class IntegerChirotope:
     def __init__(self, H: np.ndarray):
         self.H = _safe_dtype(np.asarray(H))
         self.size, self.rank = self.H.shape
+        self.memo = _memo_of(self.H)
 
     def signs_with(self, rest, elements):
         rest = np.asarray(rest, dtype=np.intp)
@@ -260,6 +267,20 @@ class IntegerChirotope:
         v = v.reshape(*lead, 1, self.rank)
         values = (self.H[elements] * v).sum(axis=-1)
         return np.sign(values).astype(np.int8)
+
+
+#: The matrix whose per-flat results the process keeps, and its memo: the buckets of a
+#: streamed pattern build one chirotope each, of the same matrix.
+_LAST_MEMO: list = [None, None]
+
+
+def _memo_of(H: np.ndarray) -> FlatMemo:
+    """The process's :class:`FlatMemo` for ``H`` (a new one when ``H`` changes)."""
+    last, memo = _LAST_MEMO
+    if last is None or last.shape != H.shape or not np.array_equal(last, H):
+        last, memo = H.copy(), FlatMemo()
+        _LAST_MEMO[:] = [last, memo]
+    return memo
 
 
 def generic_tope_count(K: int, r: int) -> int:

@@ -54,6 +54,7 @@ Example
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from itertools import combinations, islice, product
 from math import comb
 from typing import Protocol, Sequence
@@ -66,6 +67,45 @@ BRUTE_FORCE_LIMIT = 12
 _CHUNK = 20_000
 #: Entries of a (flats x subsets x sign vectors) block in the brute-force test.
 _BLOCK = 1 << 20
+#: Bytes of per-flat results a :class:`FlatMemo` keeps.
+MEMO_BYTES = 48 << 20
+
+
+class FlatMemo:
+    """Per-flat results of one chirotope, kept across calls within a byte budget.
+
+    The buckets of :mod:`verify.arrangement.stream` meet the same flats again (a
+    cocircuit that is zero on a prefix hyperplane belongs to several buckets), and
+    the cocircuits of a flat depend on the chirotope and the flat only. A chirotope
+    with a ``memo`` attribute keeps them here; the least recently used leave first.
+    Results are shared: callers must not modify them.
+    """
+
+    def __init__(self, budget: int | None = None):
+        self.budget = MEMO_BYTES if budget is None else budget
+        self.size, self.entries = 0, OrderedDict()
+
+    def get(self, key):
+        hit = self.entries.get(key)
+        if hit is None:
+            return None
+        self.entries.move_to_end(key)
+        return hit[0]
+
+    def put(self, key, value, nbytes: int) -> None:
+        nbytes += 256   # the entry's own overhead, roughly
+        if key in self.entries or nbytes > self.budget:
+            return
+        self.entries[key] = (value, nbytes)
+        self.size += nbytes
+        while self.size > self.budget:
+            _, (_, freed) = self.entries.popitem(last=False)
+            self.size -= freed
+
+
+def _flat_key(kind: str, k: int, flat, extension) -> tuple:
+    return (kind, k, np.asarray(flat, dtype=np.int64).tobytes(),
+            np.asarray(extension, dtype=np.int64).tobytes())
 
 
 class Chirotope(Protocol):
@@ -196,6 +236,17 @@ def flat_cocircuits(chi: Chirotope, flat: np.ndarray, k: int, extension: Sequenc
     ``S``, for each row, a ``(k-1)``-subset of ``flat`` (element ids) whose span is the
     cocircuit's zero set.
     """
+    memo = getattr(chi, "memo", None)
+    key = _flat_key("cocircuits", k, flat, extension)
+    if memo is not None and (hit := memo.get(key)) is not None:
+        return hit
+    Y, S = _flat_cocircuits(chi, flat, k, extension)
+    if memo is not None:
+        memo.put(key, (Y, S), Y.nbytes + S.nbytes)
+    return Y, S
+
+
+def _flat_cocircuits(chi: Chirotope, flat: np.ndarray, k: int, extension: Sequence[int]):
     z = len(flat)
     ext = np.asarray(extension, dtype=np.int64)
     subsets = combinations(range(z), k - 1)
@@ -379,11 +430,7 @@ def _brute_force_masks(chi, Zs, k, ext, candidates):
         Zb, Eb = Zs[start:start + per_block], ext[start:start + per_block]
         Cb = candidates[start:start + per_block][:, None, :]   # bit i set: + at position i
         L = len(Zb)
-        rest = np.concatenate([Zb[:, positions],
-                               np.broadcast_to(Eb[:, None, :], (L, c, Eb.shape[1]))], axis=2)
-        Y = chi.signs_with(rest, np.broadcast_to(Zb[:, None, :], (L, c, z)))
-        plus = np.bitwise_or.reduce(np.where(Y > 0, weights, 0).astype(mask_type), axis=2)
-        minus = np.bitwise_or.reduce(np.where(Y < 0, weights, 0).astype(mask_type), axis=2)
+        plus, minus = _cocircuit_masks(chi, Zb, Eb, k, positions, weights)
         support = plus | minus
         # Y <= T: Y's + inside T's +, Y's - inside T's -; the same for -Y (Y = 0 covers
         # nothing).
@@ -397,6 +444,38 @@ def _brute_force_masks(chi, Zs, k, ext, candidates):
         tope_parts.append(np.where(bits == 1, 1, -1).astype(np.int8))
         owner_parts.append(f + start)
     return np.concatenate(tope_parts), np.concatenate(owner_parts)
+
+
+def _cocircuit_masks(chi, Zs, ext, k, positions, weights):
+    """For each flat ``Zs[f]`` (rank ``k``, completed by ``ext[f]``), the ``+`` and ``-``
+    bit masks of ``chi(., S, ext[f])`` over the subsets ``S`` at ``positions``."""
+    L, z = Zs.shape
+    mask_type = weights.dtype
+    plus = np.empty((L, len(positions)), dtype=mask_type)
+    minus = np.empty_like(plus)
+    memo = getattr(chi, "memo", None)
+    keys = [_flat_key("masks", k, Zs[f], ext[f]) for f in range(L)] if memo is not None else []
+    missing = []
+    for f, key in enumerate(keys):
+        hit = memo.get(key)
+        if hit is None:
+            missing.append(f)
+        else:
+            plus[f], minus[f] = hit
+    missing = np.array(missing if memo is not None else range(L), dtype=np.intp)
+    if len(missing):
+        Zm, Em = Zs[missing], ext[missing]
+        c = len(positions)
+        rest = np.concatenate([Zm[:, positions],
+                               np.broadcast_to(Em[:, None, :], (len(Zm), c, Em.shape[1]))],
+                              axis=2)
+        Y = chi.signs_with(rest, np.broadcast_to(Zm[:, None, :], (len(Zm), c, z)))
+        p = np.bitwise_or.reduce(np.where(Y > 0, weights, 0).astype(mask_type), axis=2)
+        m = np.bitwise_or.reduce(np.where(Y < 0, weights, 0).astype(mask_type), axis=2)
+        plus[missing], minus[missing] = p, m
+        for row, f in enumerate(missing.tolist() if memo is not None else ()):
+            memo.put(keys[f], (p[row].copy(), m[row].copy()), p[row].nbytes + m[row].nbytes)
+    return plus, minus
 
 
 # ---------------------------------------------------------------------------
