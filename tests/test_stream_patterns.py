@@ -299,8 +299,8 @@ def test_count_only_reports_zaslavsky(cli, tmp_path):
     path.write_text(json.dumps(np.random.default_rng(1).integers(-3, 4, size=(6, 3)).tolist()))
     out = cli("pattern", "--kind", "ranking", "--matrix", str(path), "--count-only")
     count = ranking_pattern(json.loads(path.read_text())).count
-    assert out.decode() == (f"{count} rankings; Zaslavsky's formula (lattice of "
-                                   "flats) gives the same count\n")
+    assert out.decode() == (f"{count} rankings; Zaslavsky's formula (Whitney "
+                                   "numbers) gives the same count\n")
     js = json.loads(cli("pattern", "--kind", "ranking", "--matrix", str(path),
                         "--count-only", "--json"))
     assert js["count"] == js["zaslavsky"] == count

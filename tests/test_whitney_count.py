@@ -68,24 +68,46 @@ def test_large_entries_use_python_integers():
     assert cell_count_by_ranks(H) == cell_count(H) == count_cells(M)
 
 
-def test_count_only_checks_large_patterns_rank_by_rank(tmp_path, capsys, monkeypatch):
+def test_count_only_checks_by_ranks_then_by_the_lattice(tmp_path, capsys, monkeypatch):
+    """``--count-only`` checks the count by the Whitney numbers; where they give up, by
+    the whole lattice of flats; where both give up it says so; a count either formula
+    contradicts exits 1."""
     import json
 
+    import verify.arrangement.whitney as whitney
     import verify.arrangement.zaslavsky as lattice
     from verify.cli import main
 
     W = np.random.default_rng(0).integers(-5, 6, size=(9, 4)).tolist()
     path = tmp_path / "W.json"
     path.write_text(json.dumps(W))
-    monkeypatch.setattr(lattice, "cell_count", lambda H: None)   # beyond its limit
-    assert main(["pattern", "--kind", "ranking", "--matrix", str(path), "--count-only",
-                 "--json"]) == 0
-    got = json.loads(capsys.readouterr().out)
-    assert got["zaslavsky"] == got["count"] == count_cells(braid_product(W))
-    monkeypatch.setattr("verify.arrangement.whitney.cell_count_by_ranks", lambda H: 1)
-    assert main(["pattern", "--kind", "ranking", "--matrix", str(path), "--count-only",
-                 "--json"]) == 1
-    assert "Zaslavsky's formula gives 1" in capsys.readouterr().err
+    expected = count_cells(braid_product(W))
+
+    def count(*options):
+        code = main(["pattern", "--kind", "ranking", "--matrix", str(path), "--count-only",
+                     *options])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    def refuse(H):
+        raise ValueError("a flat has too many flats below it")
+
+    asked = []
+    monkeypatch.setattr(lattice, "cell_count", lambda H: asked.append(H) or None)
+    code, out, _ = count("--json")
+    assert code == 0 and json.loads(out)["zaslavsky"] == expected and not asked
+    monkeypatch.setattr(whitney, "cell_count_by_ranks", refuse)
+    code, out, _ = count()
+    assert code == 0 and asked and "too large for Zaslavsky's check" in out
+    monkeypatch.setattr(lattice, "cell_count", lambda H: expected)
+    code, out, _ = count("--json")
+    assert code == 0 and json.loads(out)["zaslavsky"] == expected
+    monkeypatch.setattr(lattice, "cell_count", lambda H: expected + 2)
+    code, _, err = count("--json")
+    assert code == 1 and f"Zaslavsky's formula gives {expected + 2}" in err
+    monkeypatch.setattr(whitney, "cell_count_by_ranks", lambda H: 1)
+    code, _, err = count("--json")
+    assert code == 1 and "Zaslavsky's formula gives 1" in err
 
 
 @settings(max_examples=25, deadline=None)
