@@ -53,7 +53,7 @@ Example
 from __future__ import annotations
 
 from itertools import combinations
-from math import isqrt
+from math import comb, isqrt
 
 import numpy as np
 
@@ -64,7 +64,7 @@ from verify.arrangement.oriented_matroid import _bit_words, distinct_keys
 #: larger ones from their own lattice of flats (at most :data:`MAX_FLATS` flats).
 CROSSCUT_MEMBERS = 12
 MAX_FLATS = 100_000
-#: Subsets examined per vectorised step.
+#: Subsets examined per vectorised step, at most.
 _CHUNK = 20_000
 #: Entries of a (flats x subsets) block of the crosscut sums.
 _BLOCK = 1 << 22
@@ -125,9 +125,12 @@ def flats_of_rank(H: np.ndarray, k: int) -> np.ndarray:
     unpacks them)."""
     K, r = H.shape
     subsets = combinations(range(K), k)
+    # Each subset makes c = C(r, r-1-k) normals of r entries and c x K products with H,
+    # and the cross products hold about r^2 entries per normal while they are built.
+    per_chunk = max(1, min(_CHUNK, _BLOCK // (comb(r, r - 1 - k) * (K + r * r))))
     found, pending, distinct = [], 0, 0
     while True:
-        chunk = np.fromiter((i for S in _take(subsets, _CHUNK) for i in S), dtype=np.intp)
+        chunk = np.fromiter((i for S in _take(subsets, per_chunk) for i in S), dtype=np.intp)
         if chunk.size == 0:
             break
         S = chunk.reshape(-1, k)
@@ -138,7 +141,7 @@ def flats_of_rank(H: np.ndarray, k: int) -> np.ndarray:
         keys = _bit_words(members)
         found.append(keys[distinct_keys(keys)[0]])
         pending += len(found[-1])
-        if pending > 2 * distinct + _CHUNK:      # merge now and then: memory follows flats
+        if pending > 2 * distinct + per_chunk:      # merge now and then: memory follows flats
             found = [_distinct_rows(np.concatenate(found))]
             pending = distinct = len(found[0])
     if not found:
@@ -182,7 +185,10 @@ def _crosscut_sum(H: np.ndarray, rows: np.ndarray, k: int) -> int:
     contains = (subsets[:, None] & base_masks[None, :]) == base_masks[None, :]
     parity = np.where(np.bitwise_count(subsets.astype(np.uint64)) % 2 == 0, 1, -1)
     total = 0
-    per_block = max(1, _BLOCK // (len(bases) * len(subsets)))
+    # Per flat: the (bases x subsets) products, and the complements of its bases
+    # (C(r, r-1-k) normals of r entries each, about r^2 entries while they are built).
+    r = H.shape[1]
+    per_block = max(1, _BLOCK // (len(bases) * (len(subsets) + comb(r, r - 1 - k) * r * r)))
     for start in range(0, F, per_block):
         block = rows[start:start + per_block]
         independent = complement(H[block[:, bases]].reshape(-1, k, H.shape[1]))
