@@ -22,14 +22,23 @@ def essential(M):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(2, 7), st.integers(2, 5), st.integers(1, 3), st.integers(0, 10 ** 6))
-def test_ranking_patterns_against_the_lattice_and_the_enumeration(n, d, bound, seed):
+@given(st.integers(2, 7), st.integers(2, 5), st.integers(1, 3), st.integers(0, 10 ** 6),
+       st.sampled_from([None, 1, 300]))
+def test_ranking_patterns_against_the_lattice_and_the_enumeration(n, d, bound, seed, block):
+    """... also when the flats and the crosscut sums are taken a few subsets (or flats)
+    at a time (``block``: the entries a vectorised step may hold)."""
+    import verify.arrangement.whitney as whitney
+
     W = np.random.default_rng(seed).integers(-bound, bound + 1, size=(n, d)).tolist()
     M = braid_product(W)
     H = essential(M)
     if H is None:
         return
-    assert cell_count_by_ranks(H) == cell_count(H) == count_cells(M)
+    with pytest.MonkeyPatch.context() as patch:
+        if block is not None:
+            patch.setattr(whitney, "_BLOCK", block)
+        by_ranks = cell_count_by_ranks(H)
+    assert by_ranks == cell_count(H) == count_cells(M)
 
 
 @settings(max_examples=40, deadline=None)
