@@ -340,8 +340,10 @@ def test_a_failed_npz_leaves_no_file(tmp_path, monkeypatch):
 def test_the_flat_memo_keeps_the_recent_entries_within_its_budget():
     from verify.arrangement.oriented_matroid import FlatMemo
 
-    memo = FlatMemo(budget=3 * 256 + 30)
-    for key in "abc":
+    memo = FlatMemo(budget=10 ** 6)
+    memo.put("a", "A", 10)
+    memo.budget = 3 * memo.size + memo.size // 2      # room for three such entries
+    for key in "bc":
         memo.put(key, key.upper(), 10)
     assert memo.get("a") == "A"                 # now the most recent
     memo.put("d", "D", 10)                      # over budget: "b" leaves first
@@ -379,6 +381,7 @@ def test_the_flat_memo_changes_no_cell_and_no_witness(W, budget, limit):
         patch.setattr(cocircuits_module, "_memo_of", lambda H: None)
         runs.append(streamed(M, budget=budget))
         patch.undo()
+        patch.setattr(cocircuits_module, "MEMO_MIN_RANK", 0)   # these are of rank <= 3
         patch.setattr(oriented_matroid, "BRUTE_FORCE_LIMIT", limit)
         patch.setattr(FlatMemo, "get", counted)
         cocircuits_module._LAST_MEMO[:] = [None, None]
@@ -392,3 +395,11 @@ def test_the_flat_memo_changes_no_cell_and_no_witness(W, budget, limit):
     cocircuits_module._LAST_MEMO[:] = [None, None]
     assert all(run == runs[0] for run in runs[1:])
     assert not hits[:asked] or not all(hits[:asked])   # a fresh memo starts empty
+
+
+def test_only_chirotopes_of_rank_six_and_more_keep_a_memo():
+    from verify.arrangement.cocircuits import MEMO_MIN_RANK, IntegerChirotope
+
+    for r in (MEMO_MIN_RANK - 1, MEMO_MIN_RANK):
+        H = np.vstack([np.eye(r, dtype=np.int64), np.ones((1, r), dtype=np.int64)])
+        assert (IntegerChirotope(H).memo is None) == (r < MEMO_MIN_RANK)

@@ -92,8 +92,10 @@ class FlatMemo:
         self.entries.move_to_end(key)
         return hit[0]
 
-    def put(self, key, value, nbytes: int) -> None:
-        nbytes += 256   # the entry's own overhead, roughly
+    def put(self, key: bytes, value, nbytes: int) -> None:
+        # The entry's own overhead (its key, the dictionary's node, the objects'
+        # headers), about 250 bytes: a flat's masks are often smaller.
+        nbytes += len(key) + 250
         if key in self.entries or nbytes > self.budget:
             return
         self.entries[key] = (value, nbytes)
@@ -103,9 +105,14 @@ class FlatMemo:
             self.size -= freed
 
 
-def _flat_key(kind: str, k: int, flat, extension) -> tuple:
-    return (kind, k, np.asarray(flat, dtype=np.int64).tobytes(),
-            np.asarray(extension, dtype=np.int64).tobytes())
+def _flat_key(kind: int, k: int, flat, extension) -> bytes:
+    """One compact key per (kind of result, rank, flat, extension)."""
+    flat = np.asarray(flat, dtype=np.int32)
+    return (bytes((kind, k)) + len(flat).to_bytes(4, "little") + flat.tobytes()
+            + np.asarray(extension, dtype=np.int32).tobytes())
+
+
+_COCIRCUITS, _MASKS = 0, 1
 
 
 class Chirotope(Protocol):
@@ -237,7 +244,7 @@ def flat_cocircuits(chi: Chirotope, flat: np.ndarray, k: int, extension: Sequenc
     cocircuit's zero set.
     """
     memo = getattr(chi, "memo", None)
-    key = _flat_key("cocircuits", k, flat, extension)
+    key = _flat_key(_COCIRCUITS, k, flat, extension)
     if memo is not None and (hit := memo.get(key)) is not None:
         return hit
     Y, S = _flat_cocircuits(chi, flat, k, extension)
@@ -454,14 +461,14 @@ def _cocircuit_masks(chi, Zs, ext, k, positions, weights):
     plus = np.empty((L, len(positions)), dtype=mask_type)
     minus = np.empty_like(plus)
     memo = getattr(chi, "memo", None)
-    keys = [_flat_key("masks", k, Zs[f], ext[f]) for f in range(L)] if memo is not None else []
+    keys = [_flat_key(_MASKS, k, Zs[f], ext[f]) for f in range(L)] if memo is not None else []
     missing = []
     for f, key in enumerate(keys):
         hit = memo.get(key)
         if hit is None:
             missing.append(f)
         else:
-            plus[f], minus[f] = hit
+            plus[f], minus[f] = np.frombuffer(hit, dtype=mask_type).reshape(2, -1)
     missing = np.array(missing if memo is not None else range(L), dtype=np.intp)
     if len(missing):
         Zm, Em = Zs[missing], ext[missing]
@@ -474,7 +481,8 @@ def _cocircuit_masks(chi, Zs, ext, k, positions, weights):
         m = np.bitwise_or.reduce(np.where(Y < 0, weights, 0).astype(mask_type), axis=2)
         plus[missing], minus[missing] = p, m
         for row, f in enumerate(missing.tolist() if memo is not None else ()):
-            memo.put(keys[f], (p[row].copy(), m[row].copy()), p[row].nbytes + m[row].nbytes)
+            value = p[row].tobytes() + m[row].tobytes()
+            memo.put(keys[f], value, len(value))
     return plus, minus
 
 

@@ -24,8 +24,8 @@ appearance; the other rows repeat earlier characters).
    each asks its restriction only for the topes ``T'`` that agree with its prefix
    there, so that the restriction's work is divided among the buckets, not repeated;
    what a flat's restriction needs from the chirotope (its cocircuits, their sign
-   masks) depends on the flat alone and is kept across buckets within a byte budget
-   (:class:`~verify.arrangement.oriented_matroid.FlatMemo`).
+   masks) depends on the flat alone and, from rank 6 on, is kept across buckets within
+   a byte budget (:class:`~verify.arrangement.oriented_matroid.FlatMemo`).
 2. (Budget.) A bucket is split at the next hyperplane (a cocircuit that is zero there
    goes to both halves) while the number of candidate topes it may produce, bounded
    by ``2^(r-1)`` per cocircuit with ``r - 1`` zeros and by the generic count
