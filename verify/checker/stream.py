@@ -190,9 +190,15 @@ class _ExternalSort:
         if self.buffer:
             self._spill()
         runs = [path for level in self.levels for path in level]
-        if len(runs) > FAN_IN:  # merge the lowest levels first, as far as needed
-            head, runs = runs[:len(runs) - FAN_IN + 1], runs[len(runs) - FAN_IN + 1:]
+        # Each level holds fewer than FAN_IN runs, but all levels together may hold more:
+        # merge in passes of at most FAN_IN runs, the lowest levels (the shortest runs)
+        # first, each pass only as wide as needed to leave FAN_IN runs for the last merge.
+        while len(runs) > FAN_IN:
+            width = min(FAN_IN, len(runs) - FAN_IN + 1)
+            head, runs = runs[:width], runs[width:]
             runs.append(self._write_run(self._merge(head)))
+            for path in head:
+                os.remove(path)
         return self._merge(runs)
 
 
