@@ -144,8 +144,9 @@ class _SortedFile:
 
 class _ExternalSort:
     """Integers added in any order, given back sorted, with at most :data:`RUN` in memory
-    and at most :data:`FAN_IN` runs open at a time: runs are merged in levels, ``FAN_IN``
-    runs of one level into one run of the next."""
+    and at most :data:`FAN_IN` runs open at a time (``FAN_IN >= 2``): runs are merged in
+    levels, ``FAN_IN`` runs of one level into one run of the next, and at the end, while
+    more than ``FAN_IN`` runs are left, in passes of at most ``FAN_IN`` runs."""
 
     def __init__(self, directory: str, width: int):
         self.directory, self.width, self.buffer = directory, width, []
