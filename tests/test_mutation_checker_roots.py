@@ -10,6 +10,7 @@ edge cases: zero, one term, terms below 1 in absolute value, a negative first te
 from __future__ import annotations
 
 from fractions import Fraction
+from math import isqrt
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -127,3 +128,21 @@ def test_signs_of_near_units_with_coefficients_below_one():
             signs[expected] += 1
         a0, b0 = 5 * a0 + 6 * b0, 4 * a0 + 5 * b0
     assert min(signs.values()) > 2000, signs  # both signs, many times
+
+
+def test_signs_against_the_binary_expansions_of_square_roots():
+    """``q sqrt(r) - floor(q sqrt(r) 2^k) / 2^k`` is positive and ``q sqrt(r) -
+    ceil(q sqrt(r) 2^k) / 2^k`` negative, for every precision ``k`` up to 300: the
+    truncated expansion makes the lower (upper) end of an interval bound exactly 0 at
+    some precision, where only a strict comparison decides correctly. ``floor`` comes
+    from ``isqrt`` of the integer ``q^2 r 4^k`` and is checked by squaring."""
+    for r in (2, 7, 1001):
+        for q in (Fraction(1), Fraction(1, 3), Fraction(5, 4)):
+            for k in range(301):
+                # floor(q sqrt(r) 2^k) = floor(sqrt(q^2 r 4^k)) = isqrt of its floor
+                m = isqrt(int(q * q * r * 4 ** k))
+                assert m * m <= q * q * r * 4 ** k < (m + 1) ** 2
+                low, high = Fraction(m, 2 ** k), Fraction(m + 1, 2 ** k)
+                assert RootSum([(r, q), (1, -low)]).sign() == 1, (r, q, k)
+                assert RootSum([(r, q), (1, -high)]).sign() == -1, (r, q, k)
+                assert RootSum([(r, -q), (1, low)]).sign() == -1, (r, q, k)
