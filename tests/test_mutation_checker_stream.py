@@ -75,6 +75,23 @@ def test_the_external_sort_of_nothing_and_of_one_run(tmp_path, open_runs):
     assert open_runs["peak"] == 1
 
 
+def test_the_sort_writes_its_runs_only_in_its_directory(tmp_path, monkeypatch):
+    """The runs go to the directory given (the checker's temporary directory, removed
+    afterwards), not to the working directory."""
+    spool, elsewhere = tmp_path / "spool", tmp_path / "cwd"
+    spool.mkdir()
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setattr(stream, "RUN", 2)
+    monkeypatch.setattr(stream, "FAN_IN", 2)
+    sorter = stream._ExternalSort(str(spool), 2)
+    for v in range(40, 0, -1):
+        sorter.add(v)
+    assert len(list(spool.iterdir())) >= 2
+    assert list(sorter) == list(range(1, 41))
+    assert list(elsewhere.iterdir()) == []
+
+
 @pytest.mark.parametrize("run", [1, 2, 3, 7])
 def test_memory_holds_fewer_than_run_values(tmp_path, monkeypatch, run):
     """The buffers of the sort and of the sorted files never reach ``RUN`` values, and no
