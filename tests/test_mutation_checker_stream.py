@@ -522,3 +522,17 @@ def test_a_large_certificate_with_tiny_runs(tmp_path, monkeypatch, open_runs):
                               [json.dumps({"assertion": {"count": 16}})]) + "\n")
     with pytest.raises(CertificateError, match="^incomplete: cell "):
         check_stream_file(path)
+
+
+def test_lines_end_at_newline_only(tmp_path):
+    """The file is read as bytes and split at ``\\n`` only: a carriage return is JSON
+    whitespace inside a line (and a ``\\r\\n`` ending is accepted), not a line break."""
+    p = tmp_path / "c.jsonl"
+    text = "".join(json.dumps(o, separators=(",", ":")) + "\n"
+                   for o in (COLLINEAR, UP, DOWN))
+    p.write_bytes(text.encode() + b'{"assertion":\r{"count":\r2}}\r\n')
+    assert check_stream_file(p) == "ranking pattern, 2 cells, complete (streamed; 0 refutations)"
+    p.write_bytes(text.encode() + b'{"assertion":\r{"count":\r3}}\n')
+    with pytest.raises(CertificateError) as info:
+        check_stream_file(p)
+    assert str(info.value) == "assertion.count: 3 is not the number of cells (2)"
