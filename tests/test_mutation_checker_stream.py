@@ -211,7 +211,8 @@ def test_the_input_is_scaled_to_integers_and_made_affine():
 def test_sign_strings_are_named_when_malformed():
     I = stream._Input(header([[0], [1], [2]]))
     assert I.sign_string("+-+", "x") == "+-+"
-    for value in ("+-", "+-+-", "+0+", "+ +", 3, None, ["+", "-", "+"], "---+"[:2]):
+    for value in ("+-", "+-+-", "+0+", "+ +", "+X+", "XXX", "-x-", 3, None,
+                  ["+", "-", "+"], "---+"[:2]):
         with pytest.raises(CertificateError) as info:
             I.sign_string(value, "refutation 0: signs")
         assert str(info.value) == ("refutation 0: signs: expected a string of 3 '+'/'-', "
@@ -304,6 +305,11 @@ def test_cells_are_named_when_wrong():
     assert cell_error(I, {**good, "witness": ["0", "0", "0"]}) == \
         "cell 3: witness gives label 0 the logit 0, not above label 1's 0 (scaled to integers)"
     assert cell_error(I, {**good, "extra": 1}) == "cell 3: unexpected 'extra'"
+    # logits 0, z_0, z_1: z = (-1, -1) orders every adjacent pair but the last one
+    plane = stream._Input(header([[0, 0], [1, 0], [0, 1]]))
+    assert cell_error(plane, {"signs": "+++", "witness": ["-1", "-1"],
+                              "ranking": [0, 1, 2]}) == \
+        "cell 3: witness gives label 1 the logit -1, not above label 2's -1 (scaled to integers)"
     # a witness that orders the labels strictly, but differently: the first adjacent pair
     # in the wrong order is named
     assert cell_error(I, {**good, "witness": ["0", "-3", "-1"]}).startswith(
@@ -538,3 +544,17 @@ def test_lines_end_at_newline_only(tmp_path):
     with pytest.raises(CertificateError) as info:
         check_stream_file(p)
     assert str(info.value) == "assertion.count: 3 is not the number of cells (2)"
+
+
+def test_the_checker_writes_only_in_its_temporary_directory(tmp_path, monkeypatch):
+    """Cells, refutations and flips are spooled to a temporary directory that is removed
+    afterwards: the working directory stays empty, also with tiny runs."""
+    elsewhere = tmp_path / "cwd"
+    elsewhere.mkdir()
+    path = tmp_path / "c.jsonl"
+    write_ranking_certificate(path, [[0, 0], [3, 0], [0, 3], [1, 1]], affine=True)
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setattr(stream, "RUN", 2)
+    monkeypatch.setattr(stream, "FAN_IN", 2)
+    assert check_stream_file(path).startswith("ranking pattern, 12 cells")
+    assert list(elsewhere.iterdir()) == []
