@@ -144,8 +144,9 @@ class _SortedFile:
 
 class _ExternalSort:
     """Integers added in any order, given back sorted, with at most :data:`RUN` in memory
-    and at most :data:`FAN_IN` runs open at a time: runs are merged in levels, ``FAN_IN``
-    runs of one level into one run of the next."""
+    and at most :data:`FAN_IN` runs open at a time (``FAN_IN >= 2``): runs are merged in
+    levels, ``FAN_IN`` runs of one level into one run of the next, and at the end, while
+    more than ``FAN_IN`` runs are left, in passes of at most ``FAN_IN`` runs."""
 
     def __init__(self, directory: str, width: int):
         self.directory, self.width, self.buffer = directory, width, []
@@ -190,9 +191,15 @@ class _ExternalSort:
         if self.buffer:
             self._spill()
         runs = [path for level in self.levels for path in level]
-        if len(runs) > FAN_IN:  # merge the lowest levels first, as far as needed
-            head, runs = runs[:len(runs) - FAN_IN + 1], runs[len(runs) - FAN_IN + 1:]
+        # Each level holds fewer than FAN_IN runs, but all levels together may hold more:
+        # merge in passes of at most FAN_IN runs, the lowest levels (the shortest runs)
+        # first, each pass only as wide as needed to leave FAN_IN runs for the last merge.
+        while len(runs) > FAN_IN:
+            width = min(FAN_IN, len(runs) - FAN_IN + 1)
+            head, runs = runs[:width], runs[width:]
             runs.append(self._write_run(self._merge(head)))
+            for path in head:
+                os.remove(path)
         return self._merge(runs)
 
 
