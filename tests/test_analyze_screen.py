@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import pickle
 
 import numpy as np
@@ -246,6 +247,28 @@ def test_jobs_on_the_command_line(screened, tmp_path):
         hashlib.sha256(outputs[1].encode()).digest()
     code, _, err = _run_cli(["analyze", "--matrix", str(path), "--jobs", "0"])
     assert code == 2 and "must be >= 1" in err
+
+
+def _blas_threads(head, task) -> list[int]:
+    """The thread counts of the BLAS libraries loaded in the process running a task."""
+    from threadpoolctl import threadpool_info
+
+    return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+
+def test_forked_workers_run_one_blas_thread_each():
+    from threadpoolctl import threadpool_limits
+
+    from verify.analyze.parallel import Workers
+
+    head = make_head(np.eye(3, dtype=np.int64))
+    # Even when the parent allows several threads, each worker limits itself to one.
+    with threadpool_limits(limits=2, user_api="blas"):
+        assert any(t > 1 for t in _blas_threads(head, None)) or os.cpu_count() == 1
+        with Workers(head, jobs=2) as workers:
+            counts = workers.map(_blas_threads, range(4))
+        assert any(t > 1 for t in _blas_threads(head, None)) or os.cpu_count() == 1
+    assert all(c and all(t == 1 for t in c) for c in counts), counts
 
 
 def test_dask_scheduler_gives_the_same_output(screened):
