@@ -80,7 +80,9 @@ Example
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import repeat
 from math import gcd, lcm
+from operator import rshift
 from typing import Sequence
 
 import numpy as np
@@ -353,9 +355,11 @@ def _float_points(points: Sequence[Sequence[int]], d: int) -> tuple[np.ndarray, 
     X = np.empty((d, m), dtype=np.float64)
     exact = np.ones(m, dtype=bool)
     for c, p in enumerate(points):
-        top = max((abs(int(v)) for v in p), default=0).bit_length()
+        p = list(map(int, p))
+        top = max(max(p, default=0), -min(p, default=0)).bit_length()
         e = max(0, top - 53)
-        X[:, c] = [float(int(v) >> e) for v in p]
+        # v >> e is the floor of v / 2^e, below 2^53: converted exactly.
+        X[:, c] = list(map(float, map(rshift, p, repeat(e, len(p)))))
         exact[c] = e == 0
     return X, exact
 
@@ -519,7 +523,10 @@ class ExactHead:
         sign = np.zeros(D.shape, dtype=np.int8)
         sign[D > B] = 1
         sign[D < -B] = -1
-        unsure = np.nonzero(sign == 0)
+        # Row t against itself: the margin is exactly 0, no need to compute it.
+        settled = sign != 0
+        settled[t, cols] = True
+        unsure = np.nonzero(~settled)
         by_column: dict = {}
         for k, c in zip(*unsure):
             by_column.setdefault(int(c), []).append(int(k))
