@@ -203,3 +203,18 @@ def test_near_duplicate_labels_are_decided_before_the_interior_walk(monkeypatch)
                                     for k in range(len(rows)) if k != i])
         assert fast.argmax.is_argmaxable(i) == isinstance(exact, Witness), i
     check_argmax_evidence(rows, fast.argmax)
+
+
+def test_near_duplicate_witnesses_on_workers_give_the_same_output(monkeypatch):
+    """The cluster witnesses of the labels the screen leaves run as tasks of the
+    workers: byte-identical JSON for one and two processes."""
+    import json
+
+    from verify.analyze import to_json
+
+    monkeypatch.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+    monkeypatch.setattr(argmax_module, "SCREEN_CHUNK", 32)
+    W = _clustered_head(5, 220, 6)
+    one = json.dumps(to_json(analyze(W, cells=False, rays=0)))
+    two = json.dumps(to_json(analyze(W, cells=False, rays=0, jobs=2)))
+    assert one == two
