@@ -172,3 +172,49 @@ def test_exact_duplicates_tie_when_no_third_row_shares_the_point():
     # the rows near 1 (label 0) must also be beaten: with the cluster it works
     x = x or cluster_witness(head, 1, near_labels(head, 1), _start(head, 1), partner=2)
     assert x is not None and is_tie_witness(rows, 1, 2, x)
+
+
+def test_near_duplicate_labels_are_decided_before_the_interior_walk(monkeypatch):
+    """The labels the screen leaves with near-duplicate rows get their witnesses from
+    the cluster path first; the interior walk sees only the labels that path leaves,
+    and the verdicts agree with the path of small heads and with the exact simplex."""
+    from verify.analyze import interior as interior_module
+
+    W = _clustered_head(4, 230, 8)
+    walked = []
+    real = interior_module.certify_cluster
+
+    def spy(head, task):
+        walked.extend(task[0])
+        return real(head, task)
+
+    monkeypatch.setattr(interior_module, "certify_cluster", spy)
+    cluster_spy = _Spy(clusters_module.cluster_witness)
+    monkeypatch.setattr(clusters_module, "cluster_witness", cluster_spy)
+    fast, slow = _screened_and_plain(W)
+    assert cluster_spy.found > 0
+    decided_by_cluster = [i for i in range(7) if fast.argmax.is_argmaxable(i)]
+    assert decided_by_cluster  # the cluster members at hull vertices
+    assert not set(walked) & set(decided_by_cluster)
+    assert fast.argmax.argmaxable == slow.argmax.argmaxable
+    rows = [[int(v) for v in r] for r in W]
+    for i in range(9):
+        exact = strict_feasibility([[a - b for a, b in zip(rows[i], rows[k])]
+                                    for k in range(len(rows)) if k != i])
+        assert fast.argmax.is_argmaxable(i) == isinstance(exact, Witness), i
+    check_argmax_evidence(rows, fast.argmax)
+
+
+def test_near_duplicate_witnesses_on_workers_give_the_same_output(monkeypatch):
+    """The cluster witnesses of the labels the screen leaves run as tasks of the
+    workers: byte-identical JSON for one and two processes."""
+    import json
+
+    from verify.analyze import to_json
+
+    monkeypatch.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+    monkeypatch.setattr(argmax_module, "SCREEN_CHUNK", 32)
+    W = _clustered_head(5, 220, 6)
+    one = json.dumps(to_json(analyze(W, cells=False, rays=0)))
+    two = json.dumps(to_json(analyze(W, cells=False, rays=0, jobs=2)))
+    assert one == two

@@ -193,3 +193,50 @@ def test_screened_heads_certify_interior_rows_before_the_per_label_methods(monke
 def test_the_walk_gives_up_on_a_singular_start():
     P = np.vstack([np.zeros((2, 6)), np.ones((1, 6))])
     assert simplex_walk(P, [np.array([0.0, 0.0, 1.0])] * 2, max_pivots=10) == [None, None]
+
+
+# --- no-tie certificates read off convex weights -------------------------------------------
+
+def _derived_reference(argmax, i, j):
+    """The certificate of the docstring of ``_derived_certificate``, with both sums
+    computed (the code takes them from ``sum lambda = 1``)."""
+    from verify.analyze.ties import NoTieCertificate
+
+    for a, b in ((i, j), (j, i)):
+        cert = argmax.evidence[a]
+        if not isinstance(cert, GordanCertificate):
+            continue
+        lam = dict(cert.multipliers)
+        if set(lam) <= {b}:
+            continue
+        mult = [(k, y) for k, y in sorted(lam.items()) if k != b]
+        tie = lam.get(j, fmpq(0)) if a == i else -sum(lam.values(), fmpq(0))
+        total = sum((y for _, y in mult), fmpq(0))
+        return NoTieCertificate(multipliers=tuple((k, y / total) for k, y in mult),
+                                tie=fmpq(tie) / total)
+    return None
+
+
+@pytest.mark.parametrize("seed,n,d", [(0, 120, 4), (3, 90, 3)])
+def test_certificates_from_convex_weights_match_the_sums(seed, n, d):
+    from verify.analyze.ties import _derived_certificate, is_no_tie_certificate
+
+    W, planted = _planted_head(seed, n, d)
+    W[11] = W[12]  # equal rows: the one-term weights
+    head = make_head(W)
+    argmax = head.argmax()
+    assert set(planted) <= set(argmax.unargmaxable)
+    rows = [list(r) for r in head.Z]
+    seen = 0
+    for i in argmax.unargmaxable:
+        for j in range(n):
+            if j == i:
+                continue
+            a, b = min(i, j), max(i, j)
+            got = _derived_certificate(head, argmax, a, b)
+            assert got == _derived_reference(argmax, a, b), (a, b)
+            if got is not None:
+                assert sum((y for _, y in got.multipliers), fmpq(0)) == 1
+                assert is_no_tie_certificate(rows, a, b, got)
+                seen += 1
+    assert seen > n

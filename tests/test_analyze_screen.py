@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import pickle
 
 import numpy as np
@@ -170,6 +171,52 @@ def test_tie_point_lies_on_the_hyperplane_in_the_direction_of_x():
         assert len(ratio) == 1 and ratio.pop() > 0
 
 
+def _tie_point_reference(Z, t, j, x, p) -> tuple:
+    """``|v_p| x - sign(v_p) (v . x) e_p`` divided by the gcd of its entries, written
+    out in Python integers (the definition that :func:`tie_point` computes faster)."""
+    from math import gcd
+
+    v = [a - b for a, b in zip(Z[t], Z[j])]
+    vx = sum(a * b for a, b in zip(v, x))
+    point = [abs(v[p]) * a for a in x]
+    point[p] -= vx if v[p] > 0 else -vx
+    g = gcd(*point)
+    return tuple(a // g for a in point) if g > 1 else tuple(point)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 5), st.integers(1, 6), st.sampled_from([3, 30, 61, 90]), st.data())
+def test_tie_point_is_the_primitive_projected_point(n, d, bits, data):
+    """Against the definition, for int64 heads and heads of Python integers (bits 90),
+    points with zeros, common factors and ``v_p = 0``."""
+    entry = st.integers(-2 ** bits, 2 ** bits)
+    W = [[data.draw(entry) for _ in range(d)] for _ in range(n)]
+    head = make_head(W)
+    Z = [list(r) for r in head.Z]
+    t, j = data.draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2, unique=True))
+    factor = data.draw(st.sampled_from([1, 2, 6, 2 ** 10]))
+    x = [factor * data.draw(st.integers(-2 ** 8, 2 ** 8)) for _ in range(d)]
+    p = data.draw(st.integers(0, d - 1))
+    expected = _tie_point_reference(Z, t, j, x, p)
+    assert tie_point(head, t, j, np.array(x, dtype=np.float64), p) == expected
+    assert tie_point(head, t, j, np.array(x, dtype=np.int32), p) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 8), st.data())
+def test_long_points_become_floats_rounded_down_after_a_power_of_two(d, data):
+    from verify.analyze.argmax import _float_points
+
+    entry = st.one_of(st.integers(-3, 3), st.integers(-2 ** 120, 2 ** 120))
+    points = [tuple(data.draw(entry) for _ in range(d)) for _ in range(3)]
+    X, exact = _float_points(points, d)
+    for c, point in enumerate(points):
+        top = max(abs(v) for v in point).bit_length()
+        e = max(0, top - 53)
+        assert exact[c] == (e == 0)
+        assert [int(v) for v in X[:, c]] == [v >> e for v in point]  # floor(v / 2^e)
+
+
 def test_projected_witnesses_pickle_as_plain_witnesses(screened):
     W = _head(4, 200, 4)
     a = analyze(W, cells=False, rays=0)
@@ -246,6 +293,28 @@ def test_jobs_on_the_command_line(screened, tmp_path):
         hashlib.sha256(outputs[1].encode()).digest()
     code, _, err = _run_cli(["analyze", "--matrix", str(path), "--jobs", "0"])
     assert code == 2 and "must be >= 1" in err
+
+
+def _blas_threads(head, task) -> list[int]:
+    """The thread counts of the BLAS libraries loaded in the process running a task."""
+    from threadpoolctl import threadpool_info
+
+    return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+
+def test_forked_workers_run_one_blas_thread_each():
+    from threadpoolctl import threadpool_limits
+
+    from verify.analyze.parallel import Workers
+
+    head = make_head(np.eye(3, dtype=np.int64))
+    # Even when the parent allows several threads, each worker limits itself to one.
+    with threadpool_limits(limits=2, user_api="blas"):
+        assert any(t > 1 for t in _blas_threads(head, None)) or os.cpu_count() == 1
+        with Workers(head, jobs=2) as workers:
+            counts = workers.map(_blas_threads, range(4))
+        assert any(t > 1 for t in _blas_threads(head, None)) or os.cpu_count() == 1
+    assert all(c and all(t == 1 for t in c) for c in counts), counts
 
 
 def test_dask_scheduler_gives_the_same_output(screened):

@@ -80,7 +80,9 @@ Example
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import repeat
 from math import gcd, lcm
+from operator import rshift
 from typing import Sequence
 
 import numpy as np
@@ -353,9 +355,11 @@ def _float_points(points: Sequence[Sequence[int]], d: int) -> tuple[np.ndarray, 
     X = np.empty((d, m), dtype=np.float64)
     exact = np.ones(m, dtype=bool)
     for c, p in enumerate(points):
-        top = max((abs(int(v)) for v in p), default=0).bit_length()
+        p = list(map(int, p))
+        top = max(max(p, default=0), -min(p, default=0)).bit_length()
         e = max(0, top - 53)
-        X[:, c] = [float(int(v) >> e) for v in p]
+        # v >> e is the floor of v / 2^e, below 2^53: converted exactly.
+        X[:, c] = list(map(float, map(rshift, p, repeat(e, len(p)))))
         exact[c] = e == 0
     return X, exact
 
@@ -519,7 +523,10 @@ class ExactHead:
         sign = np.zeros(D.shape, dtype=np.int8)
         sign[D > B] = 1
         sign[D < -B] = -1
-        unsure = np.nonzero(sign == 0)
+        # Row t against itself: the margin is exactly 0, no need to compute it.
+        settled = sign != 0
+        settled[t, cols] = True
+        unsure = np.nonzero(~settled)
         by_column: dict = {}
         for k, c in zip(*unsure):
             by_column.setdefault(int(c), []).append(int(k))
@@ -641,10 +648,33 @@ class ExactHead:
                 evidence[int(chunk[c])] = Witness(point=small_int_tuple(point,
                                                                         SCREEN_POINT_BITS))
             tasks.extend((int(chunk[c]), x, rivals[c]) for c, x in left.items())
+        tasks = self._near_duplicate_labels(tasks, evidence, progress, workers)
         tasks = self._interior_labels(tasks, evidence, progress, workers)
         for (i, _, _), ev in zip(tasks, workers.map(decide_label, tasks,
                                                     lambda r: _tick(progress, 1))):
             evidence[i] = ev
+
+    def _near_duplicate_labels(self, tasks: list, evidence: list, progress,
+                               workers) -> list:
+        """Witnesses for the labels left by the screen whose rows have near duplicates
+        (:mod:`verify.analyze.clusters`); returns the tasks still undecided.
+
+        This comes before the interior pass: a label with a near-duplicate row is
+        usually a hull vertex next to its twin, for which the simplex walk of
+        :mod:`verify.analyze.interior` can only fail, after ``4 (d + 1)`` exchanges
+        (about 16 CPU seconds per label at ``d = 768``), while the cluster witness
+        costs a few products. A label it decides is argmaxable, so no convex weights
+        exist for it: the verdicts are those of the other order.
+        """
+        found = workers.map(cluster_label, tasks)
+        left = []
+        for task, point in zip(tasks, found):
+            if point is None:
+                left.append(task)
+            else:
+                evidence[task[0]] = Witness(point=point)
+        _tick(progress, len(tasks) - len(left))
+        return left
 
     def _interior_labels(self, tasks: list, evidence: list, progress, workers) -> list:
         """Convex weights for the labels left by the screen that lie inside the hull
@@ -678,12 +708,8 @@ class ExactHead:
         return undecided
 
     def _decide_label(self, i: int, start, rivals=()) -> Witness | GordanCertificate:
-        if self.screened:
-            # Near-duplicate rows defeat the float32 bound; a shared top point of the
-            # cluster and a small push decide them (verify.analyze.clusters).
-            point = _cluster_point(self, i, start)
-            if point is not None:
-                return Witness(point=point)
+        # (Labels of screened heads with near-duplicate rows were tried by
+        # cluster_label before they got here.)
         A = Differences(self, i)
         others = A.labels
         # A label that never won is probably inside the hull: look for the convex
@@ -779,6 +805,14 @@ def screen_labels(head: ExactHead, labels: np.ndarray):
         head, labels, lambda cols: directions.directions(head.F[labels[cols]]),
         rounds=PERCEPTRON_ROUNDS, bits=SCREEN_POINT_BITS)
     return found, left, {c: rivals[c] for c in left}
+
+
+def cluster_label(head: ExactHead, task):
+    """Label ``i`` of ``task = (i, start, rivals)``: an exactly checked witness from the
+    shared top point of ``i`` and its near-duplicate rows (:func:`_cluster_point`), or
+    None (no such rows, or the construction fails)."""
+    i, start, _ = task
+    return _cluster_point(head, i, start)
 
 
 def decide_label(head: ExactHead, task) -> Witness | GordanCertificate:

@@ -10,6 +10,12 @@ Workers get the head once: forked worker processes inherit it (``--jobs N``, Lin
 Dask workers receive it by one broadcast (``--scheduler local|ADDRESS``; the workers of
 a remote scheduler need this package installed, see :mod:`verify.io.distributed`).
 
+Each forked worker runs its BLAS with one thread: ``N`` workers already occupy ``N``
+cores, and a worker that starts as many BLAS threads as the machine has cores (the
+default of OpenBLAS) oversubscribes it ``N``-fold, which on two shared cores made the
+matrix-vector sized products of the per-label methods several times slower. (Dask
+starts its worker processes with ``OPENBLAS_NUM_THREADS=1`` and the like already.)
+
 Example
 -------
 >>> import numpy as np
@@ -55,7 +61,7 @@ class Workers:
 
             _HEAD = self.head
             ctx = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-            self._pool = ctx.Pool(self.jobs)
+            self._pool = ctx.Pool(self.jobs, initializer=_one_blas_thread)
         return self
 
     def __exit__(self, *exc) -> None:
@@ -87,6 +93,13 @@ class Workers:
             if on_result is not None:
                 on_result(result)
         return out
+
+
+def _one_blas_thread() -> None:
+    """Limit the BLAS of this (worker) process to one thread, for its lifetime."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
 
 
 def _call(item):

@@ -274,17 +274,35 @@ def exact_dots(V: np.ndarray, X: np.ndarray) -> list[int]:
 def tie_point(head, t: int, j: int, x, p: int) -> tuple:
     """The exact integer point ``|v_p| x - sign(v_p) (v . x) e_p`` (``v = z_t - z_j``),
     primitive: ``v . x' = 0``, and close to the direction of ``x`` when ``v . x`` is
-    small against ``|v_p|``."""
-    from math import gcd
+    small against ``|v_p|``.
 
-    v = [a - b for a, b in zip(head.Z[t], head.Z[j])]
-    xs = [int(a) for a in x]
-    vx = sum(a * b for a, b in zip(v, xs))
-    vp = v[p]
-    point = [abs(vp) * a for a in xs]
-    point[p] -= vx if vp > 0 else -vx
-    g = gcd(*point)
-    return tuple(a // g for a in point) if g > 1 else tuple(point)
+    The gcd of the entries is ``gcd(|v_p| g, x'_p)`` with ``g`` the gcd of the ``x_c``,
+    ``c != p`` (small integers: one numpy reduction), so the primitive point is
+    ``(|v_p| g / gcd) (x_c / g)`` off ``p``: one product of Python integers per entry.
+    """
+    from math import gcd
+    from operator import mul
+
+    xs = np.asarray(x).astype(np.int64)
+    if head.Zarr is not None:
+        v = (head.Zarr[t] - head.Zarr[j]).tolist()  # exact: |z| < 2^62
+    else:
+        v = [a - b for a, b in zip(head.Z[t], head.Z[j])]
+    vx = sum(map(mul, v, xs.tolist()))
+    vp = int(v[p])
+    scale = abs(vp)
+    top = scale * int(xs[p]) - (vx if vp > 0 else -vx)
+    rest = np.abs(np.delete(xs, p))
+    g_rest = int(np.gcd.reduce(rest)) if rest.size else 0
+    g = gcd(scale * g_rest, top)
+    if g > 1:
+        if g_rest:
+            xs = xs // g_rest  # exact: g_rest divides every x_c, c != p
+            scale = scale * g_rest // g  # an integer: g divides |v_p| g_rest
+        top //= g
+    point = [scale * a for a in xs.tolist()]
+    point[p] = top
+    return tuple(point)
 
 
 def _integer_columns(X: np.ndarray, bits: int) -> np.ndarray:
