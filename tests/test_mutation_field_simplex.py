@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import pytest
 from flint import fmpq
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from verify.linalg.exact import rank
@@ -112,3 +112,48 @@ def test_small_systems_by_hand():
 def test_empty_systems_are_refused(rows):
     with pytest.raises(ValueError, match="at least one row and one column"):
         strict_feasibility_over(rows, ONE)
+
+
+# Degenerate systems (many ties in the ratio test): small entries, repeated and
+# parallel rows, zero rows.
+degenerate_systems = st.integers(1, 4).flatmap(
+    lambda k: st.lists(st.lists(st.integers(-1, 1), min_size=k, max_size=k),
+                       min_size=1, max_size=9))
+
+
+@settings(max_examples=200, deadline=None)
+@given(degenerate_systems)
+@example([[1, 1]])  # every ratio of the first pivot is 0: a tie among all rows
+@example([[1, 0], [1, 0], [0, 1], [-1, -1], [0, 0]])
+def test_field_simplex_takes_the_steps_of_the_integer_pivoting_simplex(rows):
+    # gordan_integer_simplex is a separate implementation of the same method (phase 1,
+    # Bland's rule for entering and leaving, fraction-free pivots): in exact arithmetic
+    # it visits the same bases, so both must return the very same evidence. A different
+    # but valid answer means one of them left Bland's rule (and may cycle).
+    from verify.lp.integer_simplex import gordan_integer_simplex
+
+    over = strict_feasibility_over(rows, fmpq(1))
+    assert over == gordan_integer_simplex(rows)
+    # over Fraction too: the same numbers, in another type
+    fractions = strict_feasibility_over(rows, ONE)
+    if isinstance(over, Witness):
+        assert [fmpq(a.numerator, a.denominator) for a in fractions.point] == list(over.point)
+    else:
+        assert [(i, fmpq(y.numerator, y.denominator)) for i, y in fractions.multipliers] \
+            == list(over.multipliers)
+
+
+def test_the_refusals_and_the_guards_say_what_went_wrong():
+    from verify.lp.field_simplex import checked_certificate, checked_witness
+
+    with pytest.raises(ValueError) as refused:
+        strict_feasibility_over([[]], ONE)
+    assert str(refused.value) == \
+        "strict_feasibility_over needs at least one row and one column"
+    rows = [[ONE, 0 * ONE], [-ONE, 0 * ONE]]
+    with pytest.raises(AssertionError) as refused:
+        checked_certificate(rows, ((0, ONE),), 0 * ONE)
+    assert str(refused.value) == "internal error: the simplex returned invalid multipliers"
+    with pytest.raises(AssertionError) as refused:
+        checked_witness(rows, (ONE, ONE), 0 * ONE)
+    assert str(refused.value) == "internal error: the simplex returned an invalid witness"
