@@ -22,9 +22,9 @@ The largest patterns (about 10^7 rankings at d = 5, 5 * 10^6 at d = 6) are the r
 
     python benchmarks/bench_patterns.py --cases 16x5,12x6 --modes count
 
-where ``--count-only`` checks the count against Zaslavsky's formula, from the lattice of
-flats where it is small and from the Whitney numbers rank by rank otherwise
-(:mod:`verify.arrangement.whitney`); a disagreement stops the benchmark.
+where ``--count-only`` checks the count against Zaslavsky's formula, from the Whitney
+numbers rank by rank (:mod:`verify.arrangement.whitney`) and from the whole lattice of
+flats where they give up; a disagreement stops the benchmark.
 """
 
 import argparse
