@@ -149,7 +149,7 @@ def no_tie_certificates(draw):
     n, d = len(W), len(W[0])
     i, j = draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2, unique=True))
     others = [k for k in range(n) if k not in (i, j)]
-    ys = [Fraction(draw(st.integers(0, 3))) for _ in others]
+    ys = [Fraction(draw(st.integers(0, 3)), draw(st.integers(1, 3))) for _ in others]
     if not any(ys):
         ys[0] = Fraction(1)
     t = Fraction(draw(entries), draw(st.integers(1, 3)))
@@ -218,3 +218,29 @@ def test_motzkin_sum_is_checked_in_every_coordinate():
     # -2 (1, -1) + (2, -2) = (0, 0)
     assert motzkin_sum_vanishes(W, 0, 1, cert)
     assert is_no_tie_certificate(W, 0, 1, cert)
+
+
+def test_zero_and_fractional_multipliers_are_allowed():
+    # The definition asks y >= 0 and y != 0: a zero entry beside positive ones is part of
+    # a valid certificate, and so is a multiplier below 1.
+    # w_0 = (w_1 + w_2) / 2: y_1 = y_2 = 1/2, label 3 carries y_3 = 0.
+    W = [[0, 0], [1, 0], [-1, 0], [0, 5]]
+    pairs = [(1, Fraction(1, 2)), (2, Fraction(1, 2)), (3, Fraction(0))]
+    assert all(v == 0 for v in combination(W, 0, pairs))
+    assert is_argmax_certificate(W, 0, pairs)
+    assert is_argmax_certificate(W, 0, pairs[:2])
+    assert is_argmax_certificate(W, 0, [pairs[2]] + pairs[:2])
+    # 1/2 (w_0 - w_1) + 1/2 (w_0 - w_2) + 1/2 (w_0 - w_3) = 0 for the pair (0, 1):
+    # t = 1/2, y_2 = y_3 = 1/2, label 4 carries y_4 = 0.
+    W = [[0, 0], [2, 0], [1, 0], [-3, 0], [0, 5]]
+    pairs = [(2, Fraction(1, 2)), (3, Fraction(1, 2)), (4, Fraction(0))]
+    t = Fraction(1, 2)
+    assert all(v == 0 for v in combination(W, 0, pairs, 1, t))
+    for multipliers in (pairs, pairs[:2], [pairs[2]] + pairs[:2]):
+        cert = NoTieCertificate(multipliers=tuple(multipliers), tie=t)
+        assert motzkin_sum_vanishes(W, 0, 1, cert)
+        assert is_no_tie_certificate(W, 0, 1, cert)
+    # the same with every multiplier zero is no certificate
+    cert = NoTieCertificate(multipliers=((4, Fraction(0)),), tie=Fraction(0))
+    assert motzkin_sum_vanishes(W, 0, 1, cert)
+    assert not is_no_tie_certificate(W, 0, 1, cert)
