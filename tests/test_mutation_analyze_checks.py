@@ -149,7 +149,7 @@ def no_tie_certificates(draw):
     n, d = len(W), len(W[0])
     i, j = draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2, unique=True))
     others = [k for k in range(n) if k not in (i, j)]
-    ys = [Fraction(draw(st.integers(0, 3))) for _ in others]
+    ys = [Fraction(draw(st.integers(0, 3)), draw(st.integers(1, 3))) for _ in others]
     if not any(ys):
         ys[0] = Fraction(1)
     t = Fraction(draw(entries), draw(st.integers(1, 3)))
@@ -218,3 +218,86 @@ def test_motzkin_sum_is_checked_in_every_coordinate():
     # -2 (1, -1) + (2, -2) = (0, 0)
     assert motzkin_sum_vanishes(W, 0, 1, cert)
     assert is_no_tie_certificate(W, 0, 1, cert)
+
+
+def test_zero_and_fractional_multipliers_are_allowed():
+    # The definition asks y >= 0 and y != 0: a zero entry beside positive ones is part of
+    # a valid certificate, and so is a multiplier below 1.
+    # w_0 = (w_1 + w_2) / 2: y_1 = y_2 = 1/2, label 3 carries y_3 = 0.
+    W = [[0, 0], [1, 0], [-1, 0], [0, 5]]
+    pairs = [(1, Fraction(1, 2)), (2, Fraction(1, 2)), (3, Fraction(0))]
+    assert all(v == 0 for v in combination(W, 0, pairs))
+    assert is_argmax_certificate(W, 0, pairs)
+    assert is_argmax_certificate(W, 0, pairs[:2])
+    assert is_argmax_certificate(W, 0, [pairs[2]] + pairs[:2])
+    # 1/2 (w_0 - w_1) + 1/2 (w_0 - w_2) + 1/2 (w_0 - w_3) = 0 for the pair (0, 1):
+    # t = 1/2, y_2 = y_3 = 1/2, label 4 carries y_4 = 0.
+    W = [[0, 0], [2, 0], [1, 0], [-3, 0], [0, 5]]
+    pairs = [(2, Fraction(1, 2)), (3, Fraction(1, 2)), (4, Fraction(0))]
+    t = Fraction(1, 2)
+    assert all(v == 0 for v in combination(W, 0, pairs, 1, t))
+    for multipliers in (pairs, pairs[:2], [pairs[2]] + pairs[:2]):
+        cert = NoTieCertificate(multipliers=tuple(multipliers), tie=t)
+        assert motzkin_sum_vanishes(W, 0, 1, cert)
+        assert is_no_tie_certificate(W, 0, 1, cert)
+    # the same with every multiplier zero is no certificate
+    cert = NoTieCertificate(multipliers=((4, Fraction(0)),), tie=Fraction(0))
+    assert motzkin_sum_vanishes(W, 0, 1, cert)
+    assert not is_no_tie_certificate(W, 0, 1, cert)
+
+
+# --- the engine's exact acceptance of proposals ----------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 5), st.integers(1, 3), st.integers(0, 62), st.data())
+def test_head_signs_agree_with_the_exact_checks_near_cancellation(n, d, bits, data):
+    """``ExactHead.margin_signs`` and ``wins`` (with and without partners) decide every
+    proposal of the engine; here they are compared with ``is_argmax_witness``,
+    ``is_tie_witness`` and Python integers on rows that share a common part of up to 62
+    bits and differ by a few units, at points short and longer than 2^53, and at 0."""
+    from verify.analyze.argmax import make_head
+
+    common = data.draw(st.lists(st.integers(-2 ** bits, 2 ** bits), min_size=d, max_size=d))
+    Z = [[max(-(2 ** 62), min(2 ** 62, c + data.draw(st.integers(-2, 2)))) for c in common]
+         for _ in range(n)]
+    head = make_head(Z)
+    W = [list(row) for row in head.Z]  # the primitive integer rows of the head
+    entry = st.one_of(st.integers(-2, 2), st.integers(-2 ** 80, 2 ** 80))
+    points = [tuple(data.draw(entry) for _ in range(d)) for _ in range(3)] + [(0,) * d]
+    targets = [data.draw(st.integers(0, n - 1)) for _ in points]
+    partners = [data.draw(st.integers(0, n - 1).filter(lambda p, t=t: p != t))
+                for t in targets]
+    signs = head.margin_signs(points, targets)
+    wins = head.wins(points, targets)
+    ties = head.wins(points, targets, partners=partners)
+    for c, (x, t, p) in enumerate(zip(points, targets, partners)):
+        top = _python_dot(W[t], x)
+        assert [int(s) for s in signs[:, c]] == [
+            (top > v) - (top < v) for v in (_python_dot(w, x) for w in W)]
+        assert wins[c] is is_argmax_witness(W, t, x)
+        assert ties[c] is is_tie_witness(W, t, p, x)
+
+
+def _python_dot(u, v):
+    return sum(int(a) * int(b) for a, b in zip(u, v))
+
+
+def test_a_float_margin_with_the_wrong_sign_goes_to_the_exact_check():
+    # z_0 = (2^61 + 5, 2^61), z_1 = (3, 0) at x = (1, -1): exactly z_0 . x = 5 > 3 =
+    # z_1 . x, but 2^61 + 5 rounds to 2^61 in float64, where z_0 . x comes out 0 < 3.
+    from verify.analyze.argmax import make_head
+
+    head = make_head([[2 ** 61 + 5, 2 ** 61], [3, 0]])
+    W = [list(row) for row in head.Z]
+    x = (1, -1)
+    assert _python_dot(W[0], x) > _python_dot(W[1], x)
+    F = [float(v) for v in W[0]]
+    assert F[0] * x[0] + F[1] * x[1] < _python_dot(W[1], x)  # the float product errs
+    assert head.wins([x], [0]) == [True]
+    assert head.wins([x], [1]) == [False]
+    assert head.margin_signs([x], [0]).ravel().tolist() == [0, 1]
+    # at the zero point every label scores 0: no winner; a tie only between two labels
+    assert head.wins([(0, 0)], [0]) == [False]
+    assert head.wins([(0, 0)], [0], partners=[1]) == [True]
+    assert head.margin_signs([(0, 0)], [0]).ravel().tolist() == [0, 0]
