@@ -301,3 +301,52 @@ def test_a_float_margin_with_the_wrong_sign_goes_to_the_exact_check():
     assert head.wins([(0, 0)], [0]) == [False]
     assert head.wins([(0, 0)], [0], partners=[1]) == [True]
     assert head.margin_signs([(0, 0)], [0]).ravel().tolist() == [0, 0]
+
+
+class _Columns:
+    """A budget that hands out blocks of exactly ``k`` columns."""
+
+    def __init__(self, k):
+        self.k = k
+
+    def columns(self, bytes_per_column, limit=None):
+        return self.k
+
+
+class _Count:
+    def __init__(self):
+        self.n = 0
+
+    def update(self, k):
+        self.n += k
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(2, 5), st.integers(1, 3), st.integers(1, 3), st.data())
+def test_head_signs_are_the_same_in_blocks_of_any_width(n, d, width, data):
+    """``margin_signs`` and ``wins`` take the points in blocks of the budget's width:
+    blocks of one to three columns give the answers of one block, column by column,
+    and the progress counts every point once."""
+    from verify.analyze.argmax import make_head
+
+    Z = [data.draw(st.lists(st.integers(-3, 3), min_size=d, max_size=d)) for _ in range(n)]
+    head = make_head(Z)
+    W = [list(row) for row in head.Z]
+    m = data.draw(st.integers(1, 7))
+    points = [tuple(data.draw(st.integers(-2, 2)) for _ in range(d)) for _ in range(m)]
+    targets = [data.draw(st.integers(0, n - 1)) for _ in points]
+    partners = [data.draw(st.integers(0, n - 1).filter(lambda p, t=t: p != t))
+                for t in targets]
+    head.budget = _Columns(width)
+    progress = [_Count(), _Count()]
+    wins = head.wins(points, targets, progress=progress[0])
+    ties = head.wins(points, targets, partners=partners, progress=progress[1])
+    signs = head.margin_signs(points, targets)
+    assert [p.n for p in progress] == [m, m]
+    assert signs.shape == (n, m)
+    for c, (x, t, p) in enumerate(zip(points, targets, partners)):
+        assert wins[c] is is_argmax_witness(W, t, x)
+        assert ties[c] is is_tie_witness(W, t, p, x)
+        top = _python_dot(W[t], x)
+        assert [int(s) for s in signs[:, c]] == [
+            (top > v) - (top < v) for v in (_python_dot(w, x) for w in W)]
