@@ -255,25 +255,16 @@ def _derived_certificate(head, argmax: ArgmaxAnalysis, i: int, j: int):
         if set(lam) <= {b}:
             continue  # w_a = w_b: the pair is decided on its own
         mult = tuple((k, y) for k, y in sorted(lam.items()) if k != b)
-        if isinstance(head, ExactHead):
-            # The weights of an ArgmaxAnalysis sum to 1 (normalised where they are
-            # made), so the sums below are 1 and 1 - lambda_b: at d = 768 the weights
-            # are fractions of tens of thousands of digits, and adding 769 of them
-            # took about a second per pair.
-            one = fmpq(1)
-            total = one - lam[b] if b in lam else one
-            tie = lam.get(j, fmpq(0)) if a == i else -one
-            if b not in lam:
-                return NoTieCertificate(multipliers=mult, tie=tie)
-            return NoTieCertificate(multipliers=tuple((k, y / total) for k, y in mult),
-                                    tie=tie / total)
-        if a == i:
-            tie = lam.get(j, zero)
-        else:
-            # sum_{k != j} mu_k (w_j - w_k) = sum_{k != i,j} mu_k (w_i - w_k)
-            #                                 - (sum_{k != j} mu_k) (w_i - w_j).
-            tie = -sum((y for _, y in cert.multipliers), zero)
-        total = sum((y for _, y in mult), zero)
+        # The weights of an exact head's ArgmaxAnalysis sum to 1 (normalised where they
+        # are made): taken as 1, not added up again, since at d = 768 they are
+        # fractions of tens of thousands of digits and adding 769 of them took about a
+        # second per pair.
+        whole = (fmpq(1) if isinstance(head, ExactHead)
+                 else sum((y for _, y in cert.multipliers), zero))
+        # For a == j: sum_{k != j} mu_k (w_j - w_k) = sum_{k != i,j} mu_k (w_i - w_k)
+        #                                             - (sum_{k != j} mu_k) (w_i - w_j).
+        tie = lam.get(j, zero) if a == i else -whole
+        total = whole - lam.get(b, zero)      # the weight left off b
         return NoTieCertificate(multipliers=tuple((k, y / total) for k, y in mult),
                                 tie=_as_number(head, tie / total))
     return None
