@@ -461,28 +461,30 @@ def _cocircuit_masks(chi, Zs, ext, k, positions, weights):
     plus = np.empty((L, len(positions)), dtype=mask_type)
     minus = np.empty_like(plus)
     memo = getattr(chi, "memo", None)
-    keys = [_flat_key(_MASKS, k, Zs[f], ext[f]) for f in range(L)] if memo is not None else []
+    keys = [_flat_key(_MASKS, k, Zs[f], ext[f]) for f in range(L)] if memo is not None else None
     missing = []
-    for f, key in enumerate(keys):
-        hit = memo.get(key)
+    for f in range(L):
+        hit = memo.get(keys[f]) if memo is not None else None
         if hit is None:
             missing.append(f)
         else:
             plus[f], minus[f] = np.frombuffer(hit, dtype=mask_type).reshape(2, -1)
-    missing = np.array(missing if memo is not None else range(L), dtype=np.intp)
-    if len(missing):
+    if missing:
+        missing = np.array(missing, dtype=np.intp)
         Zm, Em = Zs[missing], ext[missing]
         c = len(positions)
         rest = np.concatenate([Zm[:, positions],
                                np.broadcast_to(Em[:, None, :], (len(Zm), c, Em.shape[1]))],
                               axis=2)
         Y = chi.signs_with(rest, np.broadcast_to(Zm[:, None, :], (len(Zm), c, z)))
-        p = np.bitwise_or.reduce(np.where(Y > 0, weights, 0).astype(mask_type), axis=2)
-        m = np.bitwise_or.reduce(np.where(Y < 0, weights, 0).astype(mask_type), axis=2)
-        plus[missing], minus[missing] = p, m
-        for row, f in enumerate(missing.tolist() if memo is not None else ()):
-            value = p[row].tobytes() + m[row].tobytes()
-            memo.put(keys[f], value, len(value))
+        plus[missing] = np.bitwise_or.reduce(np.where(Y > 0, weights, 0).astype(mask_type),
+                                             axis=2)
+        minus[missing] = np.bitwise_or.reduce(np.where(Y < 0, weights, 0).astype(mask_type),
+                                              axis=2)
+        if memo is not None:
+            for f in missing.tolist():
+                value = plus[f].tobytes() + minus[f].tobytes()
+                memo.put(keys[f], value, len(value))
     return plus, minus
 
 
