@@ -666,7 +666,9 @@ class NumpyArithmetic(PythonArithmetic):
         if not labels:
             return None
         rows = self.Zi[np.asarray(labels, dtype=np.intp)]
-        zmax = int(np.abs(rows).max()) if rows.size else 0
+        # The largest |entry| in Python integers: np.abs(-2^63) wraps to -2^63 in int64,
+        # and a bound too small would let too few primes accept a false identity.
+        zmax = max(int(rows.max()), -int(rows.min())) if rows.size else 0
         bound = sum(abs(a) for a in coefficients) * zmax
         primes = primes_with_product_above(2 * bound)
         if len(primes) > MAX_PRIMES:
