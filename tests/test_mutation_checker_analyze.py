@@ -212,3 +212,348 @@ def test_an_entry_of_minus_two_to_the_63_does_not_shrink_the_prime_bound(tmp_pat
     path = write(tmp_path / "min.zip", manifest, arrays)
     assert both(path) == ("INVALID", "convex weights[0] of label 0: D z_0 - sum m_k z_k "
                                      "is not 0 in coordinate 0")
+
+
+# --- the primes of the modular identities ----------------------------------------------------
+
+def trial_division_prime(p: int) -> bool:
+    return p >= 2 and all(p % q for q in range(2, int(p ** 0.5) + 1))
+
+
+def test_is_prime_against_trial_division():
+    for p in range(-3, 3000):
+        assert checker._is_prime(p) == trial_division_prime(p), p
+    # Strong pseudoprimes to the first bases (2047 to base 2, 1373653 to 2 and 3,
+    # 25326001 to 2, 3 and 5), Carmichael numbers, squares of primes, and primes.
+    for p in (2047, 1373653, 25326001, 561, 41041, 825265, 49, 7919 ** 2, 65537 * 3,
+              (1 << 26) - 5, (1 << 26) - 27, 2 ** 31 - 1, 104729 * 104723):
+        assert checker._is_prime(p) == trial_division_prime(p), p
+
+
+def test_primes_are_the_largest_below_2_26_and_just_enough():
+    primes = checker.primes_with_product_above(1 << 3000)
+    assert primes[0] < 1 << checker.PRIME_BITS
+    # Consecutive: every number between two of them, and above the first, is composite.
+    expected, p = [], (1 << checker.PRIME_BITS) - 1
+    while len(expected) < len(primes):
+        if trial_division_prime(p):
+            expected.append(p)
+        p -= 1
+    assert primes == expected
+    for bound in (0, 1, 2, primes[0] - 1, primes[0], primes[0] * primes[1] - 1,
+                  primes[0] * primes[1], 10 ** 40, 1 << 3000):
+        out = checker.primes_with_product_above(bound)
+        assert out == primes[:len(out)]
+        product = 1
+        for q in out:
+            product *= q
+        assert product > bound
+        assert not out or product // out[-1] <= bound  # one prime fewer is not enough
+    assert checker.primes_with_product_above(-5) == []
+
+
+def test_big_ratios_are_named_by_their_sizes():
+    assert checker._ratio(6, 4) == "3/2"
+    assert checker._ratio(5, 5) == "1"
+    for p, q in ((1 << 199, 3), (3, (1 << 199) + 1), (1 << 250, (1 << 200) + 1),
+                 ((1 << 200) - 1, 7)):
+        small = max(p.bit_length(), q.bit_length()) < 200
+        text = checker._ratio(p, q)
+        assert text == (str(Fraction(p, q)) if small else
+                        f"a number of {p.bit_length()} bits over {q.bit_length()} bits")
+
+
+# --- the manifest ------------------------------------------------------------------------------
+
+def _set(*keys_and_value):
+    *keys, value = keys_and_value
+
+    def change(doc):
+        target = doc
+        for key in keys[:-1]:
+            target = target[key]
+        if value is DELETE:
+            del target[keys[-1]]
+        else:
+            target[keys[-1]] = value
+    return change
+
+
+DELETE = object()
+HEX = "0123456789abcdef" * 4
+
+MANIFEST_FORGERIES = [
+    (_set("input", "n", 0), "input.n: expected an integer >= 1, got 0"),
+    (_set("input", "n", True), "input.n: expected an integer >= 1, got True"),
+    (_set("input", "d", 0), "input.d: expected an integer >= 1, got 0"),
+    (_set("input", "d", 2.0), "input.d: expected an integer >= 1, got 2.0"),
+    (_set("input", "bias", 0), "input.bias: expected true or false"),
+    (_set("input", "scale", "1"), 'input.scale: expected a positive rational "p/q"'),
+    (_set("input", "scale", 1), 'input.scale: expected a positive rational "p/q"'),
+    (_set("input", "scale", "1/2/3"), 'input.scale: expected a positive rational "p/q"'),
+    (_set("input", "scale", "-1/2"), 'input.scale: expected a positive rational "p/q"'),
+    (_set("input", "scale", "1/-2"), 'input.scale: expected a positive rational "p/q"'),
+    (_set("input", "scale", "1/0"), 'input.scale: expected a positive rational "p/q"'),
+    (_set("input", "scale", "\u0661/2"), 'input.scale: expected a positive rational "p/q"'),
+    (_set("input", "scale", "2/\u0661"), 'input.scale: expected a positive rational "p/q"'),
+    (_set("input", "scale", "0/3"), "input.scale: the scale must be positive"),
+    (_set("input", "source", "sha256", "A" * 64), "input.source.sha256: expected 64 "
+                                                  "lowercase hex digits"),
+    (_set("input", "source", "sha256", HEX[:63]), "input.source.sha256: expected 64 "
+                                                  "lowercase hex digits"),
+    (_set("input", "source", "sha256", 5), "input.source.sha256: expected 64 lowercase "
+                                           "hex digits"),
+    (_set("input", "sha256", HEX + "0"), "input.sha256: expected 64 lowercase hex digits"),
+    (_set("input", "sha256", "g" * 64), "input.sha256: expected 64 lowercase hex digits"),
+    (_set("input", "source", "tensor", DELETE), "input.source: missing 'tensor'"),
+    (_set("input", "extra", 1), "input: unexpected 'extra'"),
+    (_set("assertion", "argmaxable", -1), "assertion.argmaxable: expected an integer >= 0, "
+                                          "got -1"),
+    (_set("assertion", "unargmaxable", "1"), "assertion.unargmaxable: expected an integer "
+                                             ">= 0, got '1'"),
+    (_set("assertion", "tie_pairs", None), "assertion.tie_pairs: expected an integer >= 0, "
+                                           "got None"),
+    (_set("assertion", "non_tie_pairs", -2), "assertion.non_tie_pairs: expected an integer "
+                                             ">= 0, got -2"),
+    (_set("assertion", "complete", 1), "assertion.complete: expected true or false"),
+    (_set("assertion", "cells", 1), "assertion: unexpected 'cells'"),
+    (_set("evidence", "extra", 1), "evidence: unexpected 'extra'"),
+    (_set("evidence", "encoding", "bias", "int64"), "evidence.encoding: unexpected 'bias'"),
+    (_set("evidence", "encoding", "Z", "int32"), "evidence.encoding.Z: expected 'int64' or "
+                                                 "'limbs'"),
+    (_set("evidence", "encoding", "hull_labels", "limbs"),
+     "evidence.encoding.hull_labels: expected 'int64'"),
+    (_set("evidence", "encoding", "non_tie_support", "limbs"),
+     "evidence.encoding.non_tie_support: expected 'int64'"),
+    (_set("evidence", "encoding", "non_tie_t", "limbs"),
+     "archive members: missing non_tie_t.limbs.npy, non_tie_t.sign.npy, "
+     "non_tie_t.width.npy; unexpected non_tie_t.npy"),
+]
+
+
+def rewrite_manifest(path, change, out):
+    with zipfile.ZipFile(path) as z:
+        members = {name: z.read(name) for name in z.namelist()}
+    doc = json.loads(members["manifest.json"])
+    change(doc)
+    members["manifest.json"] = json.dumps(doc).encode()
+    with zipfile.ZipFile(out, "w") as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return out
+
+
+@pytest.mark.parametrize("k", range(len(MANIFEST_FORGERIES)))
+def test_each_manifest_field_is_checked_and_named(square, tmp_path, k):
+    change, message = MANIFEST_FORGERIES[k]
+    out = rewrite_manifest(square.path(), change, tmp_path / "m.zip")
+    assert both(out) == ("INVALID", message)
+
+
+def test_a_biased_manifest_needs_the_bias_array(biased, tmp_path):
+    out = rewrite_manifest(biased.path(), _set("evidence", "encoding", "bias", DELETE),
+                           tmp_path / "b.zip")
+    assert both(out) == ("INVALID", "evidence.encoding: missing 'bias'")
+    # A manifest with a bias and a valid hex source hash is read.
+    out = rewrite_manifest(biased.path(), _set("input", "source", "sha256", HEX),
+                           tmp_path / "s.zip")
+    assert both(out)[0] == "OK"
+
+
+def test_format_and_claim_make_an_archive_unknown(square, tmp_path):
+    for change, message in (
+            (_set("format", "verify-certificate/2"),
+             "manifest.json: not a verify-certificate/1 document"),
+            (_set("claim", "ranking"), "manifest.json: unknown claim 'ranking' in an archive"),
+            (_set("claim", DELETE), "manifest.json: unknown claim None in an archive")):
+        out = rewrite_manifest(square.path(), change, tmp_path / "u.zip")
+        with pytest.raises(UnknownFormat) as info:
+            checker.check_file(out, backend="python")
+        assert str(info.value) == message
+    path = tmp_path / "list.zip"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("manifest.json", "[1]")
+    with pytest.raises(UnknownFormat, match="^manifest.json: not a verify-certificate/1 "):
+        checker.check_file(path)
+
+
+def test_members_missing_or_unexpected_or_twice(square, tmp_path):
+    source = square.path()
+    with zipfile.ZipFile(source) as z:
+        members = {name: z.read(name) for name in z.namelist()}
+
+    def archive(name, items):
+        path = tmp_path / name
+        with zipfile.ZipFile(path, "w") as z:
+            for member, data in items:
+                z.writestr(member, data)
+        return path
+    out = archive("drop.zip", [(k, v) for k, v in members.items() if k != "hull_weights.npy"])
+    assert both(out) == ("INVALID", "archive members: missing hull_weights.npy")
+    out = archive("extra.zip", [*members.items(), ("notes.txt", b"hi"), ("a.npy", b"")])
+    assert both(out) == ("INVALID", "archive members: unexpected a.npy, notes.txt")
+    out = archive("both.zip", [(k, v) for k, v in members.items() if k != "Z.npy"]
+                  + [("Y.npy", b"")])
+    assert both(out) == ("INVALID", "archive members: missing Z.npy; unexpected Y.npy")
+    with pytest.warns(UserWarning):
+        out = archive("twice.zip", [*members.items(), ("Z.npy", members["Z.npy"])])
+    assert both(out) == ("INVALID", "the archive lists a member twice")
+    out = archive("nomanifest.zip", [(k, v) for k, v in members.items()
+                                     if k != "manifest.json"])
+    with pytest.raises(UnknownFormat) as info:
+        checker.check_file(out)
+    assert str(info.value) == "not a certificate archive: no manifest.json"
+    out = archive("text.zip", [("manifest.json", b"{not json")] + list(members.items())[1:])
+    with pytest.raises(UnknownFormat, match="^manifest.json: not JSON: "):
+        checker.check_file(out)
+    (tmp_path / "junk.zip").write_bytes(b"PK\x03\x04" + bytes(40))
+    with pytest.raises(UnknownFormat, match="^not a certificate archive: "):
+        checker.check_file(tmp_path / "junk.zip")
+    with pytest.raises(UnknownFormat, match="^not a certificate archive: "):
+        checker.check_file(tmp_path / "absent.zip")
+
+
+# --- the .npy members and the two encodings -----------------------------------------------
+
+def header(descr="<i8", fortran=False, shape=(2,), major=1, extra="") -> bytes:
+    text = (f"{{'descr': '{descr}', 'fortran_order': {fortran}, 'shape': {shape}, {extra}}}"
+            .encode("latin-1"))
+    size = (2).to_bytes(2, "little") if major == 1 else (2).to_bytes(4, "little")
+    length = len(text).to_bytes(2 if major == 1 else 4, "little")
+    del size
+    return b"\x93NUMPY" + bytes([major, 0]) + length + text
+
+
+def test_npy_headers_are_checked_and_named():
+    good = header() + bytes(16)
+    assert checker.parse_npy(good, "a")[0:2] == ("<i8", (2,))
+    for major in (2, 3):
+        descr, shape, payload = checker.parse_npy(header(major=major) + bytes(16), "a")
+        assert (descr, shape, len(payload)) == ("<i8", (2,), 16)
+    cases = [
+        (b"\x93NUMPX" + good[6:], "a: not a .npy array"),
+        (good[:9], "a: not a .npy array"),
+        (b"\x93NUMPY\x04\x00" + good[8:], "a: unknown .npy version 4"),
+        (b"\x93NUMPY\x00\x00" + good[8:], "a: unknown .npy version 0"),
+        (header(descr="<f8") + bytes(16), None),
+        (header(descr="<i4") + bytes(8), None),
+        (header(fortran=True) + bytes(16), None),
+        (header(fortran=0) + bytes(16), None),
+        (header(shape=[2]) + bytes(16), None),
+        (header(shape=(-1,)) + bytes(0), None),
+        (header(shape=(True,)) + bytes(8), None),
+        (header(shape=(2.0,)) + bytes(16), None),
+        (header(extra="'x': 1") + bytes(16), None),
+        (b"\x93NUMPY\x01\x00\x05\x00[1, 2" + bytes(16), "a: unreadable .npy header"),
+        (b"\x93NUMPY\x01\x00\x04\x00\xff\xfe()" + bytes(16), "a: unreadable .npy header"),
+        (header() + bytes(15), "a: 15 data bytes for shape (2,)"),
+        (header() + bytes(24), "a: 24 data bytes for shape (2,)"),
+        (header(descr="|i1", shape=(2, 3)) + bytes(5), "a: 5 data bytes for shape (2, 3)"),
+        (header(descr="<u4", shape=(3,)) + bytes(8), "a: 8 data bytes for shape (3,)"),
+    ]
+    for data, message in cases:
+        with pytest.raises(CertificateError) as info:
+            checker.parse_npy(data, "a")
+        if message is None:
+            assert str(info.value).startswith("a: expected a C-order .npy array of <i8, <u4 "
+                                              "or |i1, got header {"), data
+        else:
+            assert str(info.value) == message, data
+    # A header that is not a dictionary.
+    with pytest.raises(CertificateError, match=r"^a: expected a C-order .npy array of "
+                                               r"<i8, <u4 or \|i1, got header \[1, 2\]$"):
+        checker.parse_npy(b"\x93NUMPY\x01\x00\x06\x00[1, 2]", "a")
+    # Payload sizes of each type: |i1 one byte, <u4 four, <i8 eight.
+    for descr, size in (("|i1", 1), ("<u4", 4), ("<i8", 8)):
+        assert len(checker.parse_npy(header(descr=descr, shape=(2, 3)) + bytes(6 * size),
+                                     "a")[2]) == 6 * size
+
+
+def int_array(values, shape, encoding, name="A"):
+    parts = encode(values, shape, encoding)
+    members = {suffix: checker.parse_npy(data, name) for suffix, data in parts.items()}
+    return checker.IntArray(name, encoding, members)
+
+
+def test_both_encodings_give_the_same_rows_in_any_range():
+    big = [[0, -1, 2 ** 64 + 3], [5, 0, -(2 ** 95)], [0, 0, 0], [1, 2 ** 31, -(2 ** 32)]]
+    small = [[0, -1, 7], [5, 0, -9], [0, 0, 0], [1, 2 ** 31, -(2 ** 32)]]
+    for rows, encodings in ((big, ("limbs",)), (small, ("int64", "limbs"))):
+        for encoding in encodings:
+            arr = int_array(rows, (4, 3), encoding)
+            assert arr.shape == (4, 3)
+            assert arr.rows() == rows
+            for lo in range(5):
+                for hi in range(lo, 5):
+                    assert arr.rows(lo, hi) == rows[lo:hi]
+            column = int_array([r[2] for r in rows], (4,), encoding)
+            assert column.rows() == [r[2] for r in rows]
+            assert column.rows(1, 3) == [r[2] for r in rows[1:3]]
+            if encoding == "int64":
+                assert arr.numpy(np).tolist() == rows
+                assert arr.numpy(np).dtype == np.int64
+            else:
+                assert arr.numpy(np) is None
+    # A limb array of one column per row with rows of different widths.
+    arr = int_array([1, 2 ** 40, -(2 ** 70), 0], (4,), "limbs")
+    assert arr.rows() == [1, 2 ** 40, -(2 ** 70), 0]
+    assert arr.rows(2, 4) == [-(2 ** 70), 0]
+
+
+def limb_members(signs, widths, limbs, shape):
+    return {"sign": checker.parse_npy(npy(signs, "|i1", shape), "s"),
+            "width": checker.parse_npy(npy(widths, "<i8", (len(widths),)), "w"),
+            "limbs": checker.parse_npy(npy(limbs, "<u4", (len(limbs),)), "l")}
+
+
+def test_limb_arrays_are_checked_and_named():
+    good = limb_members([[1, -1]], [1], [3, 4], (1, 2))
+    assert checker.IntArray("A", "limbs", good).rows() == [[3, -4]]
+    cases = [
+        ({**good, "sign": checker.parse_npy(npy([[1, -1]], "<i8", (1, 2)), "s")},
+         "A: limb arrays must be int8, int64, uint32"),
+        ({**good, "width": checker.parse_npy(npy([1], "<u4", (1,)), "w")},
+         "A: limb arrays must be int8, int64, uint32"),
+        ({**good, "limbs": checker.parse_npy(npy([3, 4], "<i8", (2,)), "l")},
+         "A: limb arrays must be int8, int64, uint32"),
+        (limb_members([[1, -1]], [1, 0], [3, 4], (1, 2)), "A: one limb width per row expected"),
+        ({**good, "width": checker.parse_npy(npy([[1]], "<i8", (1, 1)), "w")},
+         "A: one limb width per row expected"),
+        ({**good, "sign": checker.parse_npy(npy(1, "|i1", ()), "s")},
+         "A: one limb width per row expected"),
+        (limb_members([[1, -1], [1, 1]], [-1, 2], [3, 4], (2, 2)), "A: negative limb width"),
+        (limb_members([[1, -1]], [1], [3, 4, 5], (1, 2)), "A: 3 limbs, the widths need 2"),
+        (limb_members([[1, -1]], [2], [3, 4], (1, 2)), "A: 2 limbs, the widths need 4"),
+        (limb_members([[[1]]], [1], [3], (1, 1, 1)),
+         "A: expected a 1-D or 2-D array, got shape (1, 1, 1)"),
+    ]
+    for members, message in cases:
+        with pytest.raises(CertificateError) as info:
+            checker.IntArray("A", "limbs", members)
+        assert str(info.value) == message
+    with pytest.raises(CertificateError) as info:
+        checker.IntArray("A", "int64", {"": checker.parse_npy(npy([[1]], "<u4", (1, 1)),
+                                                              "a")})
+    assert str(info.value) == "A: expected int64 entries"
+    with pytest.raises(CertificateError) as info:
+        checker.IntArray("A", "int64", {"": checker.parse_npy(npy(1, "<i8", ()), "a")})
+    assert str(info.value) == "A: expected a 1-D or 2-D array, got shape ()"
+    # A sign that does not match its magnitude, or is not -1, 0, 1.
+    for signs, limbs, bad in (([[1, 0]], [3, 4], "sign 0"), ([[0, 1]], [0, 0], "sign 1"),
+                              ([[2, 1]], [3, 4], "sign 2"), ([[-2, 1]], [3, 4], "sign -2")):
+        arr = checker.IntArray("A", "limbs", limb_members(signs, [1], limbs, (1, 2)))
+        with pytest.raises(CertificateError) as info:
+            arr.rows()
+        assert str(info.value) == f"A[0]: {bad} does not match the magnitude"
+    # A zero entry with sign 0 in the second row is named by its own row.
+    arr = checker.IntArray("A", "limbs", limb_members([[1, 1], [0, 1]], [1, 1], [1, 1, 5, 6],
+                                                      (2, 2)))
+    with pytest.raises(CertificateError, match=r"^A\[1\]: sign 0 does not match"):
+        arr.rows()
+    assert arr.rows(0, 1) == [[1, 1]]
+    # Zero-width rows (all entries 0) and empty arrays.
+    arr = checker.IntArray("A", "limbs", limb_members([[0, 0], [1, -1]], [0, 1], [2, 3],
+                                                      (2, 2)))
+    assert arr.rows() == [[0, 0], [2, -3]]
+    empty = checker.IntArray("A", "limbs", limb_members(np.zeros((0, 3)), [], [], (0, 3)))
+    assert empty.rows() == []
