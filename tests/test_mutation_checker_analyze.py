@@ -557,3 +557,85 @@ def test_limb_arrays_are_checked_and_named():
     assert arr.rows() == [[0, 0], [2, -3]]
     empty = checker.IntArray("A", "limbs", limb_members(np.zeros((0, 3)), [], [], (0, 3)))
     assert empty.rows() == []
+
+
+# --- the certificate against the user's matrix ---------------------------------------------
+
+def test_confirm_matrix_compares_every_entry_exactly(square, biased, tmp_path):
+    path = square.path()
+    exact = "Z = 1 W exactly for all 5 x 2 entries"
+    assert checker.confirm_matrix(path, rows=SQUARE) == exact
+    assert checker.confirm_matrix(path, array=np.array(SQUARE, dtype=np.float64)) == exact
+    assert checker.confirm_matrix(path, array=np.array(SQUARE, dtype=np.int64)) == exact
+    for r in range(5):
+        for c in range(2):
+            for delta in (Fraction(1, 2 ** 30), -1):
+                rows = [list(map(Fraction, row)) for row in SQUARE]
+                rows[r][c] += delta
+                with pytest.raises(CertificateError) as info:
+                    checker.confirm_matrix(path, rows=rows)
+                assert str(info.value) == (f"row {r}, column {c}: Z is {SQUARE[r][c]}, the "
+                                           f"scale times the matrix entry is {rows[r][c]}")
+                array = np.array(SQUARE, dtype=np.float64)
+                array[r, c] += float(delta)
+                with pytest.raises(CertificateError, match=f"^row {r}, column {c}: "):
+                    checker.confirm_matrix(path, array=array)
+    with pytest.raises(CertificateError) as info:
+        checker.confirm_matrix(path, rows=SQUARE[:4])
+    assert str(info.value) == "the matrix is 4 x 2, the certificate's Z is 5 x 2"
+    with pytest.raises(CertificateError) as info:
+        checker.confirm_matrix(path, array=np.zeros((5, 3)))
+    assert str(info.value) == "the matrix is 5 x 3, the certificate's Z is 5 x 2"
+    with pytest.raises(CertificateError) as info:
+        checker.confirm_matrix(path, rows=SQUARE, bias=[0] * 5)
+    assert str(info.value) == "a bias was given, but the certificate has none"
+    # With a bias: scale 3 (the bias 1/3), every entry and every bias entry compared.
+    W, b = BIASED
+    path = biased.path()
+    assert checker.confirm_matrix(path, rows=W, bias=b) == "Z = 3 W exactly for all 4 x 1 entries"
+    assert checker.confirm_matrix(path, array=np.array(W, dtype=np.float32), bias=b)
+    with pytest.raises(CertificateError) as info:
+        checker.confirm_matrix(path, rows=W)
+    assert str(info.value) == "the certificate has a bias; give it (--bias)"
+    for r in range(4):
+        bad = list(b)
+        bad[r] += Fraction(1, 7)
+        with pytest.raises(CertificateError) as info:
+            checker.confirm_matrix(path, rows=W, bias=bad)
+        assert str(info.value) == (f"bias entry {r}: the certificate has {3 * b[r]}, the "
+                                   f"scale times the bias is {3 * bad[r]}")
+
+
+def test_confirm_matrix_with_power_of_two_scales_and_the_file_hash(tmp_path):
+    rng = np.random.default_rng(5)
+    for dtype in (np.float32, np.float64):
+        W = rng.standard_normal((9, 3)).astype(dtype)
+        W[2] = (W[0] + W[1]) / 2
+        path = tmp_path / f"w{dtype.__name__}.zip"
+        source = tmp_path / f"w{dtype.__name__}.npy"
+        np.save(source, W)
+        write_analyze_certificate(path, analyze(W, cells=False), W, source=source)
+        manifest, _ = read(path)
+        p, q = map(int, manifest["input"]["scale"].split("/"))
+        assert p & (p - 1) == 0 and q & (q - 1) == 0  # powers of two
+        text = checker.confirm_matrix(path, array=W)
+        assert text.startswith("Z = ") and "exactly for all 9 x 3 entries" in text
+        assert checker.confirm_matrix(path, rows=[[Fraction(float(x)) for x in row]
+                                                  for row in W]) == text
+        for r, c in ((0, 0), (8, 2), (2, 1)):
+            for change in (np.nextafter(W[r, c], dtype(10)), -W[r, c], W[r, c] * 2):
+                other = W.copy()
+                other[r, c] = change
+                with pytest.raises(CertificateError, match=f"^row {r}, column {c}: Z is "):
+                    checker.confirm_matrix(path, array=other)
+        assert manifest["input"]["source"]["sha256"] is not None
+        if True:
+            assert checker.confirm_matrix(path, array=W, file=source).endswith(
+                "; SHA-256 of the file matches")
+            other = tmp_path / "other.npy"
+            np.save(other, W * 2)
+            with pytest.raises(CertificateError) as info:
+                checker.confirm_matrix(path, array=W, file=other)
+            assert str(info.value) == (f"{other}: SHA-256 differs from the certificate's "
+                                       "input.source.sha256 (another file)")
+        assert checker.file_sha256(source) == hashlib.sha256(source.read_bytes()).hexdigest()
