@@ -639,3 +639,196 @@ def test_confirm_matrix_with_power_of_two_scales_and_the_file_hash(tmp_path):
             assert str(info.value) == (f"{other}: SHA-256 differs from the certificate's "
                                        "input.source.sha256 (another file)")
         assert checker.file_sha256(source) == hashlib.sha256(source.read_bytes()).hexdigest()
+
+
+# --- the evidence: shapes, labels, pairs, multipliers ------------------------------------------
+
+def test_every_array_has_its_shape(square, biased):
+    def reshape(name, shape):
+        return {name: shape}
+    a = square.arrays
+    cases = [
+        ("Z", [[1, 0, 0]] * 5, (5, 3), "Z: shape (5, 3), expected (5, 2)"),
+        ("Z", [[1, 0]] * 4, (4, 2), "Z: shape (4, 2), expected (5, 2)"),
+        ("argmax_points", a["argmax_points"][:3], None,
+         "argmax_points: shape (3, 2), expected (4, 2)"),
+        ("tie_points", a["tie_points"] + [[0, 0]], None,
+         "tie_points: shape (5, 2), expected (4, 2)"),
+        ("tie_pairs", [p + [0] for p in a["tie_pairs"]], (4, 3), "tie_pairs: shape (4, 3), "
+                                                                  "expected (4, 2)"),
+        ("non_tie_pairs", [x for p in a["non_tie_pairs"] for x in p], (12,),
+         "non_tie_pairs: shape (12,), expected (12, 2)"),
+        ("non_tie_t", a["non_tie_t"][:5], None, "non_tie_t: shape (5,), expected (6,)"),
+        ("non_tie_t", [[t] for t in a["non_tie_t"]], (6, 1),
+         "non_tie_t: shape (6, 1), expected (6,)"),
+        ("hull_offsets", a["hull_offsets"] + [2], None,
+         "hull_offsets: shape (3,), expected (2,)"),
+        ("hull_denominators", [2, 2], None, "hull_denominators: shape (2,), expected (1,)"),
+        ("non_tie_denominators", a["non_tie_denominators"][:5], None,
+         "non_tie_denominators: shape (5,), expected (6,)"),
+        ("hull_support", [[0], [2]], (2, 1), "hull_support: shape (2, 1), expected (2,)"),
+        ("hull_weights", [1, 1, 0], None, "hull_weights: shape (3,), expected (2,)"),
+        ("non_tie_weights", a["non_tie_weights"][:7], None,
+         "non_tie_weights: shape (7,), expected (8,)"),
+        ("argmax_labels", [[x] for x in a["argmax_labels"]], (4, 1),
+         "argmax_labels: shape (4, 1), expected (4,)"),
+        ("hull_labels", [[4]], (1, 1), "hull_labels: shape (1, 1), expected (1,)"),
+    ]
+    for name, value, shape, message in cases:
+        def change(arrays, name=name, value=value):
+            arrays[name] = value
+        assert square.forge(change, shapes=reshape(name, shape) if shape else None) == (
+            "INVALID", message), name
+    ab = biased.arrays
+
+    def short_bias(arrays):
+        arrays["bias"] = arrays["bias"][:3]
+    assert biased.forge(short_bias) == ("INVALID", "bias: shape (3,), expected (4,)")
+
+    def no_scale(arrays):
+        arrays["argmax_points"] = [p[:1] for p in arrays["argmax_points"]]
+    assert biased.forge(no_scale, shapes={"argmax_points": (3, 1)}) == ("INVALID", "argmax_points: shape (3, 1), expected (3, 2)")
+    assert len(ab["tie_points"][0]) == 2
+
+
+def test_offsets_must_increase_from_zero_to_the_support_size(square):
+    for offsets in ([1, 1, 2, 3, 5, 6, 8], [0, 1, 2, 3, 5, 6, 7], [0, 2, 1, 3, 5, 6, 8],
+                    [0, 1, 2, 3, 5, 6, 9]):
+        def change(a, offsets=offsets):
+            a["non_tie_offsets"] = offsets
+        assert square.forge(change) == ("INVALID", "non_tie_offsets: must increase from 0 "
+                                                   "to 8")
+    # Equal offsets are an empty support, allowed by the format (a certificate with
+    # only T; here its identity fails).
+
+    def empty(a):
+        a["hull_offsets"] = [0, 0]
+        a["hull_support"], a["hull_weights"] = [], []
+        a["hull_denominators"] = [1]
+    assert square.forge(empty) == ("INVALID", "convex weights[0]: the weights sum to 0, not 1")
+
+
+def test_labels_are_in_range_increasing_and_decided_once(square):
+    cases = [
+        (lambda a: a["argmax_labels"].__setitem__(0, -1),
+         "argmax_labels[0]: label -1 is not in 0..4"),
+        (lambda a: a["argmax_labels"].__setitem__(3, 5),
+         "argmax_labels[3]: label 5 is not in 0..4"),
+        (lambda a: a["hull_labels"].__setitem__(0, 5), "hull_labels[0]: label 5 is not in 0..4"),
+        (lambda a: a["argmax_labels"].__setitem__(1, 0),
+         "argmax_labels[1]: labels must increase (label 0 after 0)"),
+        (lambda a: a["argmax_labels"].__setitem__(2, 0),
+         "argmax_labels[2]: labels must increase (label 0 after 1)"),
+    ]
+    for change, message in cases:
+        assert square.forge(change) == ("INVALID", message)
+
+    def two_hull(a):
+        a["hull_labels"] = [4, 4]
+        a["hull_offsets"] = [0, 2, 4]
+        a["hull_support"] = [0, 2, 1, 3]
+        a["hull_weights"] = [1, 1, 1, 1]
+        a["hull_denominators"] = [2, 2]
+    assert square.forge(two_hull) == ("INVALID", "hull_labels[1]: labels must increase "
+                                                 "(label 4 after 4)")
+
+    def first_twice(a):  # label 0 with a witness and (false) weights: named before all else
+        a["hull_labels"] = [0, 4]
+        a["hull_offsets"] = [0, 1, 3]
+        a["hull_support"] = [1, 0, 2]
+        a["hull_weights"] = [1, 1, 1]
+        a["hull_denominators"] = [1, 2]
+    assert square.forge(first_twice) == ("INVALID", "label 0 has both an argmax witness and "
+                                                    "convex weights")
+
+    def missing_two(a):
+        a["argmax_labels"] = [0, 3]
+        a["argmax_points"] = [a["argmax_points"][0], a["argmax_points"][3]]
+    assert square.forge(missing_two) == ("INVALID", "label 1 is not decided (every label "
+                                                    "needs an argmax witness or convex "
+                                                    "weights)")
+
+
+def test_pairs_are_in_range_increasing_and_decided_once(square):
+    for pair, name in (([-1, 2], "tie_pairs"), ([0, 0], "tie_pairs"), ([3, 5], "tie_pairs"),
+                       ([1, 0], "non_tie_pairs"), ([4, 5], "non_tie_pairs")):
+        def change(a, pair=pair, name=name):
+            a[name][0] = pair
+        assert square.forge(change) == (
+            "INVALID", f"{name}[0]: ({pair[0]}, {pair[1]}) is not a pair i < j of labels 0..4")
+
+    def descending(a):
+        a["non_tie_pairs"][1], a["non_tie_pairs"][2] = a["non_tie_pairs"][2], a["non_tie_pairs"][1]
+    assert square.forge(descending) == (
+        "INVALID", "non_tie_pairs[2]: pairs must increase ((0, 4) after (1, 3))")
+
+    def both_lists(a):  # (0, 2) also claimed to tie, at a point where it does not
+        a["tie_pairs"] = [[0, 1], [0, 2], [0, 3], [1, 2], [2, 3]]
+        a["tie_points"] = a["tie_points"][:1] + [[0, 5]] + a["tie_points"][1:]
+    assert square.forge(both_lists, _set("assertion", "tie_pairs", 5)) == (
+        "INVALID", "non_tie_pairs[0]: pair (0, 2) is also listed as a tie pair")
+
+
+def test_multipliers_are_checked_and_named(square, biased):
+    cases = [
+        (lambda a: a["hull_support"].__setitem__(1, 0),
+         "convex weights[0]: a label is listed twice in the support"),
+        (lambda a: a["hull_support"].__setitem__(1, 5),
+         "convex weights[0]: support label 5 is not allowed (must be in 0..4, not 4)"),
+        (lambda a: a["hull_support"].__setitem__(0, -1),
+         "convex weights[0]: support label -1 is not allowed (must be in 0..4, not 4)"),
+        (lambda a: a["non_tie_support"].__setitem__(0, 0),
+         "no-tie certificate[0]: support label 0 is not allowed (must be in 0..4, not 0 or 2)"),
+        (lambda a: a["non_tie_support"].__setitem__(1, 4),
+         "no-tie certificate[1]: support label 4 is not allowed (must be in 0..4, not 0 or 4)"),
+        (lambda a: a["non_tie_support"].__setitem__(4, 0),
+         "no-tie certificate[3]: a label is listed twice in the support"),
+        (lambda a: a["hull_weights"].__setitem__(0, -1),
+         "convex weights[0]: negative weight -1"),
+        (lambda a: a["non_tie_weights"].__setitem__(3, -3),
+         "no-tie certificate[3]: negative weight -3"),
+        (lambda a: a["hull_denominators"].__setitem__(0, -2),
+         "convex weights[0]: the denominator must be positive, got -2"),
+        (lambda a: a["non_tie_denominators"].__setitem__(5, 0),
+         "no-tie certificate[5]: the denominator must be positive, got 0"),
+        (lambda a: a["hull_denominators"].__setitem__(0, 3),
+         "convex weights[0]: the weights sum to 2/3, not 1"),
+        (lambda a: a["non_tie_denominators"].__setitem__(0, 3),
+         "no-tie certificate[0]: the weights sum to 2/3, not 1"),
+        (lambda a: a["non_tie_denominators"].__setitem__(0, 1),
+         "no-tie certificate[0]: the weights sum to 2, not 1"),
+    ]
+    for change, message in cases:
+        assert square.forge(change) == ("INVALID", message), message
+    # A huge sum is named by its size.
+
+    def huge(a):
+        a["hull_weights"] = [1 << 300, 1 << 300]
+        a["hull_denominators"] = [(1 << 301) + 1]
+    assert square.forge(huge, encodings={"hull_weights": "limbs",
+                                         "hull_denominators": "limbs"}) == ("INVALID", "convex weights[0]: the weights sum to a number "
+                                             "of 302 bits over 302 bits, not 1")
+    # With a bias, no-tie weights may sum to less than D, not more; convex weights to D.
+    b = biased.arrays
+    r = 1
+    lo, hi = b["non_tie_offsets"][r], b["non_tie_offsets"][r + 1]
+    assert sum(b["non_tie_weights"][lo:hi]) <= b["non_tie_denominators"][r]
+
+    def more(a):
+        a["non_tie_denominators"][r] = sum(a["non_tie_weights"][lo:hi]) - 1
+    assert biased.forge(more) == ("INVALID", f"no-tie certificate[{r}]: the weights sum to "
+                                             f"{Fraction(hi - lo + 2, hi - lo + 1)}, more "
+                                             "than 1")
+
+    def less(a):
+        a["non_tie_denominators"][r] += 5
+    assert biased.forge(less)[0] == "OK"
+
+    def equal(a):
+        a["non_tie_denominators"][r] = sum(a["non_tie_weights"][lo:hi])
+    assert biased.forge(equal)[0] == "OK"
+
+    def hull_less(a):
+        a["hull_denominators"][0] += 1
+    assert biased.forge(hull_less) == ("INVALID", "convex weights[0]: the weights sum to "
+                                                  "2/3, not 1")
