@@ -832,3 +832,219 @@ def test_multipliers_are_checked_and_named(square, biased):
         a["hull_denominators"][0] += 1
     assert biased.forge(hull_less) == ("INVALID", "convex weights[0]: the weights sum to "
                                                   "2/3, not 1")
+
+
+# --- the assertion, the hash, the scale h ------------------------------------------------------
+
+def members_digest(path, names) -> str:
+    h = hashlib.sha256()
+    with zipfile.ZipFile(path) as z:
+        manifest = json.loads(z.read("manifest.json"))
+        for name in names:
+            enc = manifest["evidence"]["encoding"][name]
+            for m in ([f"{name}.npy"] if enc == "int64" else
+                      [f"{name}.{p}.npy" for p in ("sign", "width", "limbs")]):
+                h.update(z.read(m))
+    return h.hexdigest()
+
+
+def test_the_hash_covers_the_matrix_and_the_bias(square, biased):
+    for base, names, text in ((square, ["Z"], "Z"), (biased, ["Z", "bias"], "Z and bias")):
+        for encodings in (None, {"Z": "limbs"}, {"Z": "limbs", "bias": "limbs"}):
+            if encodings and "bias" in encodings and base is square:
+                continue
+            path = base.path(None, _set("input", "sha256", "0" * 64), encodings,
+                             rehash=False)
+            digest = members_digest(path, names)
+            assert both(path) == ("INVALID", f"input.sha256 does not match the stored matrix "
+                                             f"({text}): {digest}")
+    if True:
+        # The bias alone changed: the hash no longer matches.
+        path = biased.path(lambda a: a["bias"].__setitem__(0, 1), rehash=False)
+        with zipfile.ZipFile(path) as z:
+            doc = json.loads(z.read("manifest.json"))
+        doc["input"]["sha256"] = members_digest(path, ["Z"])
+        out = rewrite_manifest(path, lambda m: m.update(input=doc["input"]),
+                               path.with_name("z-only.zip"))
+        status, message = both(out)
+        assert status == "INVALID" and message.startswith("input.sha256 does not match")
+
+
+def test_the_assertion_counts_and_completeness(square):
+    a = square.arrays
+    for key, value in (("argmaxable", 4), ("unargmaxable", 1), ("tie_pairs", 4),
+                       ("non_tie_pairs", 6)):
+        for wrong in (value - 1, value + 1):
+            assert square.forge(None, _set("assertion", key, wrong)) == (
+                "INVALID", f"assertion.{key} is {wrong}, the evidence has {value}")
+    assert square.forge(None, _set("assertion", "complete", False)) == (
+        "INVALID", "assertion.complete is false, but 10 of 10 pairs are decided")
+
+    def drop_tie(arrays):
+        arrays["tie_pairs"].pop(2)
+        arrays["tie_points"].pop(2)
+
+    def fewer(m):
+        m["assertion"]["tie_pairs"] = 3
+    assert square.forge(drop_tie, fewer) == (
+        "INVALID", "assertion.complete is true, but 9 of 10 pairs are decided")
+
+    def incomplete(m):
+        fewer(m)
+        m["assertion"]["complete"] = False
+    status, summary = square.forge(drop_tie, incomplete)
+    assert status == "OK" and summary.endswith("9 of 10 pairs decided: 3 can tie, 6 cannot")
+    assert len(a["tie_pairs"]) == 4
+
+
+def test_the_scale_h_of_every_point_must_be_positive(biased):
+    b = biased.arrays
+    for r, t in enumerate(b["argmax_labels"]):
+        for h in (0, -1):
+            def change(a, r=r, h=h):
+                a["argmax_points"][r] = [a["argmax_points"][r][0] * abs(h), h]
+            assert biased.forge(change) == (
+                "INVALID", f"argmax witness of label {t}: the scale h = {h} of the input "
+                           "must be positive")
+
+        def scaled(a, r=r):  # (k x, k h): the same input
+            a["argmax_points"][r] = [7 * v for v in a["argmax_points"][r]]
+        assert biased.forge(scaled)[0] == "OK"
+    for r, (i, j) in enumerate(b["tie_pairs"]):
+        def change(a, r=r):
+            a["tie_points"][r] = [-v for v in a["tie_points"][r]]
+        assert biased.forge(change) == (
+            "INVALID", f"tie witness of labels {i} and {j}: the scale h = "
+                       f"{-b['tie_points'][r][-1]} of the input must be positive")
+
+
+# --- witnesses near cancellation: both arithmetics against the definition ---------------------
+
+def circle(n, radius):
+    """``n`` integer points near a circle, in convex position (every label argmaxable)."""
+    from math import cos, pi, sin
+    return [[int(radius * cos(2 * pi * k / n)), int(radius * sin(2 * pi * k / n))]
+            for k in range(n)]
+
+
+def circle_certificate(n, radius, root, name, encodings=None):
+    Z = circle(n, radius)
+    manifest = {
+        "format": "verify-certificate/1", "claim": "analyze",
+        "input": {"n": n, "d": 2, "bias": False, "scale": "1/1",
+                  "source": {"name": None, "sha256": None, "tensor": None},
+                  "sha256": "0" * 64},
+        "assertion": {"argmaxable": n, "unargmaxable": 0, "tie_pairs": 0,
+                      "non_tie_pairs": 0, "complete": False},
+        "evidence": {"encoding": {k: ("limbs" if k in ("argmax_points", "tie_points")
+                                      else "int64") for k in ORDER if k != "bias"}}}
+    arrays = {"Z": Z, "argmax_labels": list(range(n)), "argmax_points": [list(z) for z in Z],
+              "hull_labels": [], "hull_offsets": [0], "hull_support": [],
+              "hull_weights": [], "hull_denominators": [], "tie_pairs": [], "tie_points": [],
+              "non_tie_pairs": [], "non_tie_offsets": [0], "non_tie_support": [],
+              "non_tie_weights": [], "non_tie_denominators": [], "non_tie_t": []}
+    base = Base(root, name, manifest, arrays)
+    assert base.forge(encodings=encodings)[0] == "OK"
+    return base
+
+
+def scores(Z, x):
+    return [sum(a * b for a, b in zip(z, x)) for z in Z]
+
+
+@pytest.mark.parametrize("radius", [2 ** 20, 2 ** 40, 2 ** 61])
+def test_witnesses_near_cancellation_against_the_definition(tmp_path, radius):
+    """Points on the bisector of two neighbours ``t, k`` (``x0 . (z_t - z_k) = 0``,
+    entries far beyond ``2^53``), moved by a unit vector: the margin of ``t`` over ``k``
+    is then an entry of ``z_t - z_k``, far below float64's resolution of the scores.
+    Every verdict must be the definition's, in both arithmetics."""
+    n = 7
+    base = circle_certificate(n, radius, tmp_path, "c")
+    Z = base.arrays["Z"]
+    for t in range(n):
+        for k in ((t + 1) % n, (t - 1) % n):
+            v = [p - q for p, q in zip(Z[t], Z[k])]
+            y = [p + q for p, q in zip(Z[t], Z[k])]
+            vv, vy = sum(p * p for p in v), sum(p * q for p, q in zip(v, y))
+            x0 = [vv * p - vy * q for p, q in zip(y, v)]
+            for e in ([0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]):
+                x = [p + q for p, q in zip(x0, e)]
+                s = scores(Z, x)
+                rivals = [j for j in range(n) if j != t and s[j] >= s[t]]
+
+                def argmax(a, x=x, t=t):
+                    a["argmax_points"][t] = x
+                expected = ("OK" if not rivals else
+                            f"argmax witness of label {t}: label {rivals[0]} scores at least "
+                            "as high at the point")
+                status, message = base.forge(argmax)
+                assert (message if status == "INVALID" else "OK") == expected
+
+                i, j = min(t, k), max(t, k)
+                others = [m for m in range(n) if m not in (i, j) and s[m] >= s[i]]
+
+                def tie(a, x=x, i=i, j=j):
+                    a["tie_pairs"], a["tie_points"] = [[i, j]], [x]
+
+                def one_pair(m):
+                    m["assertion"]["tie_pairs"] = 1
+                status, message = base.forge(tie, one_pair)
+                if s[i] != s[j]:
+                    expected = f"tie witness of {i} and {j}: labels {i} and {j} do not score equally at the point"
+                elif others:
+                    expected = (f"tie witness of {i} and {j}: label {others[0]} scores at "
+                                "least as high at the point")
+                else:
+                    expected = "OK"
+                assert (message if status == "INVALID" else "OK") == expected
+
+
+def test_the_first_failing_witness_and_the_first_rival_are_named(tmp_path):
+    n = 9
+    base = circle_certificate(n, 1000, tmp_path, "f")
+    Z = base.arrays["Z"]
+    for bad in ([2, 5], [0, 8], [6, 7]):
+        def change(a, bad=bad):
+            for r in bad:
+                a["argmax_points"][r] = [0, 0]  # every label scores 0
+        assert base.forge(change) == ("INVALID", f"argmax witness of label {bad[0]}: label "
+                                                 f"{1 if bad[0] == 0 else 0} scores at least "
+                                                 "as high at the point")
+    # Label 4's witness moved to label 6's: labels 5, 6, 7 beat it; 5 is named first...
+    # unless the first rival in label order is another: the definition decides.
+    for t, src in ((4, 6), (0, 3), (8, 2)):
+        s = scores(Z, Z[src])
+        first = next(j for j in range(n) if j != t and s[j] >= s[t])
+
+        def change(a, t=t, src=src):
+            a["argmax_points"][t] = list(Z[src])
+        assert base.forge(change) == ("INVALID", f"argmax witness of label {t}: label "
+                                                 f"{first} scores at least as high at the "
+                                                 "point")
+    assert Z[0] != Z[1]
+
+
+def test_blocks_of_witnesses_of_any_width(tmp_path, monkeypatch):
+    """Many witnesses, checked in blocks of every width, fail where the definition says."""
+    n = 300  # more than one block of 256 witnesses in Python integers
+    base = circle_certificate(n, 2 ** 30, tmp_path, "b")
+    Z = base.arrays["Z"]
+    for r in (0, 255, 256, 257, 299):
+        def change(a, r=r):
+            a["argmax_points"][r] = list(Z[(r + 1) % n])
+        s = scores(Z, Z[(r + 1) % n])
+        first = next(j for j in range(n) if j != r and s[j] >= s[r])
+        want = ("INVALID", f"argmax witness of label {r}: label {first} scores at least as "
+                           "high at the point")
+        path = base.path(change)
+        assert verdict(path, "python") == want
+        for width in (None, 1, 2, 3, 256, 1000):
+            if width is not None:
+                monkeypatch.setattr(checker.NumpyArithmetic, "_block_columns",
+                                    lambda self, width=width: width)
+            assert verdict(path, "numpy") == want, width
+        monkeypatch.undo()
+    block = checker.NumpyArithmetic._block_columns
+    for rows in (1, 2, 1000, 10 ** 6, 10 ** 8):
+        probe = type("P", (), {"Hi": np.zeros((rows, 1))})()
+        assert block(probe) == max(1, min(4096, (256 << 20) // (48 * rows)))
