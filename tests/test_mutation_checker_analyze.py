@@ -1048,3 +1048,122 @@ def test_blocks_of_witnesses_of_any_width(tmp_path, monkeypatch):
     for rows in (1, 2, 1000, 10 ** 6, 10 ** 8):
         probe = type("P", (), {"Hi": np.zeros((rows, 1))})()
         assert block(probe) == max(1, min(4096, (256 << 20) // (48 * rows)))
+
+
+# --- identities: modulo primes against Python integers ----------------------------------------
+
+def arithmetics(Z, bias=None):
+    """Both arithmetics over the head ``Z`` (int64 entries)."""
+    ev = type("Ev", (), {})()
+    n, d = len(Z), len(Z[0])
+    ev.n, ev.d, ev.beta = n, d, bias
+    ev.Z = int_array(Z, (n, d), "int64", "Z")
+    return checker.PythonArithmetic(ev), checker.NumpyArithmetic(ev, np)
+
+
+def first_nonzero(Z, labels, coefficients):
+    d = len(Z[0])
+    values = [sum(a * Z[k][c] for a, k in zip(coefficients, labels)) for c in range(d)]
+    return next((c for c, v in enumerate(values) if v), None)
+
+
+def test_identities_modulo_primes_against_the_definition():
+    p = checker.primes_with_product_above(1 << 200)
+    M = 1 << 63
+    # Rows whose combinations vanish modulo some of the primes used, not all: a
+    # coordinate is nonzero but a multiple of one prime, or of two.
+    Z = [[p[0] * p[1], p[0], p[1], p[2], 0, -M, M - 1],
+         [0, 0, 0, 0, 0, 0, 0],
+         [1, 1, 1, 1, 1, 1, 1],
+         [-p[0] * p[1], -p[0], -p[1], -p[2], 0, M - 1, -M]]
+    python, numpy = arithmetics(Z)
+    cases = [([0, 1], [1, -1]), ([0, 3], [1, 1]), ([0, 1, 2], [1, 5, 0]),
+             ([3, 1], [-1, 7]), ([1, 2], [3, 0]), ([0, 2], [1, -1]), ([2], [0]),
+             ([0, 3, 2], [2, 2, 1]), ([0, 3], [p[1], p[1]]), ([0, 3], [M, M])]
+    for labels, coefficients in cases:
+        want = first_nonzero(Z, labels, coefficients)
+        assert python.nonzero_coordinate(labels, coefficients) == want
+        assert numpy.nonzero_coordinate(labels, coefficients) == want, (labels, coefficients)
+    assert numpy.nonzero_coordinate([], []) is None
+    # Single coordinates that are multiples of each prime used, of pairs of them.
+    for values in ([p[0], 0, 0], [0, p[1], 0], [0, 0, p[2]], [0, 0, p[0] * p[2]],
+                   [0, p[1] * p[2], 5], [0, 0, 0]):
+        Z = [values, [0, 0, 0], [0, 0, 1]]
+        python, numpy = arithmetics(Z)
+        for coefficients in ([1, 1, 0], [1, 2 ** 40, 0], [-3, 1, 0]):
+            want = first_nonzero(Z, [0, 1, 2], coefficients)
+            assert python.nonzero_coordinate([0, 1, 2], coefficients) == want
+            assert numpy.nonzero_coordinate([0, 1, 2], coefficients) == want
+
+
+def test_identities_of_many_rows_in_blocks(monkeypatch):
+    rng = np.random.default_rng(11)
+    n = 2 * checker.SUM_ROWS + 7
+    Z = rng.integers(-(2 ** 62), 2 ** 62, size=(n, 3)).tolist()
+    python, numpy = arithmetics(Z)
+    labels = list(range(n))
+    coefficients = rng.integers(-(2 ** 30), 2 ** 30, size=n).tolist()
+    # Make coordinate 1 vanish exactly: the last coefficient's row absorbs the sum.
+    Z[-1] = [0, 1, 0]
+    total = sum(a * z[1] for a, z in zip(coefficients[:-1], Z[:-1]))
+    coefficients[-1] = -total
+    Z[-1][1] = 1
+    python, numpy = arithmetics(Z)
+    for cs in (coefficients, [0] * (n - 1) + [1], [1] + [0] * (n - 1)):
+        want = first_nonzero(Z, labels, cs)
+        assert python.nonzero_coordinate(labels, cs) == want
+        assert numpy.nonzero_coordinate(labels, cs) == want
+    # Coordinate 0 nonzero only through rows of the last block.
+    Z2 = [[0, 1, 1]] * (n - 1) + [[5, 0, 0]]
+    python, numpy = arithmetics(Z2)
+    cs = [1] * n
+    assert numpy.nonzero_coordinate(labels, cs) == python.nonzero_coordinate(labels, cs) == 0
+    Z3 = [[5, 0, 0]] + [[0, 1, 1]] * (n - 1)
+    python, numpy = arithmetics(Z3)
+    cs = [1] + [0] * (n - 1)
+    assert numpy.nonzero_coordinate(labels, cs) == 0
+    # Beyond MAX_PRIMES primes the identity is computed in Python integers, same answer.
+    big = [1 << 7000, 1]
+    python, numpy = arithmetics([[1, 2], [3, 4], [5, 6]])
+    for cs in ([big[0], -big[0], 0], [1, 1, -1]):
+        assert numpy.nonzero_coordinate([0, 1, 2], cs) == first_nonzero(
+            [[1, 2], [3, 4], [5, 6]], [0, 1, 2], cs)
+    called = []
+    monkeypatch.setattr(checker.PythonArithmetic, "nonzero_coordinate",
+                        lambda self, labels, cs: called.append(len(labels)) or 0)
+    assert numpy.nonzero_coordinate([0, 1], [1 << 7000, 1]) == 0 and called == [2]
+    assert numpy.nonzero_coordinate([0, 1], [1 << 6000, 1]) is not None and called == [2]
+
+
+def test_products_with_large_points_against_python_integers():
+    """The float screen with points beyond 2^53 (scaled down by 2^e) and beyond int64."""
+    rng = np.random.default_rng(2)
+    Z = rng.integers(-(2 ** 62), 2 ** 62, size=(6, 3)).tolist()
+    python, numpy = arithmetics(Z)
+    for bits in (10, 52, 53, 54, 62, 63, 64, 100, 300):
+        for _ in range(3):
+            x = [int(v) << max(0, bits - 30) for v in rng.integers(-(2 ** 30), 2 ** 30, 3)]
+            s = scores(Z, x)
+            t = max(range(6), key=lambda k: s[k])
+            for target in (t, (t + 1) % 6):
+                rows = [x]
+                encoding = "limbs" if max(map(abs, x)) >= 1 << 63 else "int64"
+                points = int_array(rows, (1, 3), encoding)
+                want = next(((0, k) for k in range(6) if k != target and s[k] >= s[target]),
+                            None)
+                assert python.first_failure(points, [target]) == want
+                assert numpy.first_failure(points, [target]) == want
+    X, exact = numpy._float_points([[1, -(2 ** 63), 0], [2 ** 53, 3, 0],
+                                    [2 ** 53 - 1, 0, 0]])
+    assert exact.tolist() == [False, False, True]  # e = 11, 1, 0
+    assert X[:, 0].tolist() == [0.0, float(-(2 ** 63) >> 11), 0.0]
+    X, exact = numpy._float_points([[1, -(2 ** 63), 0], [5, 3, 0]])
+    assert exact.tolist() == [True, True]  # -2^63 is a float64
+    assert X.tolist() == [[1.0, 5.0], [-(2.0 ** 63), 3.0], [0.0, 0.0]]
+    X, exact = numpy._float_points([[2 ** 70 + 1, 1, -5], [2 ** 53 + 1, 2 ** 60, 0]])
+    assert exact.tolist() == [False, False]
+    assert X[:, 0].tolist() == [float((2 ** 70 + 1) >> 18), float(1 >> 18), float(-5 >> 18)]
+    assert X[:, 1].tolist() == [float((2 ** 53 + 1) >> 8), float(2 ** 60 >> 8), 0.0]
+    X, exact = numpy._float_points([[3, 1, 0], [2 ** 53 - 1, 2, 0]])
+    assert exact.tolist() == [True, True]
+    assert X.tolist() == [[3.0, 2.0 ** 53 - 1], [1.0, 2.0], [0.0, 0.0]]
