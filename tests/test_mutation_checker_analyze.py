@@ -1167,3 +1167,150 @@ def test_products_with_large_points_against_python_integers():
     X, exact = numpy._float_points([[3, 1, 0], [2 ** 53 - 1, 2, 0]])
     assert exact.tolist() == [True, True]
     assert X.tolist() == [[3.0, 2.0 ** 53 - 1], [1.0, 2.0], [0.0, 0.0]]
+
+
+# --- the bias conditions, and the choice of arithmetic ----------------------------------------
+
+def test_bias_conditions_of_convex_weights_and_no_tie_certificates(biased):
+    b = biased.arrays
+    # Convex weights of label 1 (z_1 = (z_0 + z_2) / 2): beta_1 = -3 <= (0 + 0) / 2.
+    assert b["hull_labels"] == [1] and b["bias"][1] < 0
+
+    def equal(a):  # beta_1 = the combination exactly: still never alone on top
+        a["bias"][1] = 0
+    assert biased.forge(equal)[0] == "OK"
+
+    def above(a):  # beta_0 = -1: 2 beta_1 = 0 > -1 = 1 beta_0 + 1 beta_2
+        a["bias"][1], a["bias"][0] = 0, -1
+        a["argmax_points"][0] = [-2, 1]  # label 0 still wins at x = -2
+        a["tie_points"][0] = [-2, 3]  # 0 and 3 tie on top at x = -2/3
+    status, message = biased.forge(above)
+    assert (status, message) == ("INVALID", "convex weights[0] of label 1: the bias of label 1 "
+                                            "exceeds the combination of the others")
+    # No-tie certificates: sigma = sum m_k (beta_i - beta_k) + T (beta_i - beta_j).
+    for r, (i, j) in enumerate(b["non_tie_pairs"]):
+        lo, hi = b["non_tie_offsets"][r], b["non_tie_offsets"][r + 1]
+        labels, weights = b["non_tie_support"][lo:hi], b["non_tie_weights"][lo:hi]
+        T = b["non_tie_t"][r]
+        beta = b["bias"]
+        sigma = sum(w * (beta[i] - beta[k]) for k, w in zip(labels, weights)) + T * (
+            beta[i] - beta[j])
+        assert sigma <= 0 and (any(weights) or sigma < 0)
+        # Raise beta_i by just enough to make sigma positive (or zero): i and j can then
+        # tie, or the certificate proves nothing.
+        coefficient = sum(weights) + T  # d sigma / d beta_i
+        if coefficient == 0:
+            continue
+        for target in (0, 1):
+            step = Fraction(target - sigma, coefficient)
+            if step.denominator != 1:
+                continue
+
+            def change(a, i=i, step=step):
+                a["bias"][i] += int(step)
+            status, message = biased.forge(change)
+            if status == "OK":
+                continue  # another check of the forged head failed first, or none
+            if message.startswith(f"no-tie certificate[{r}]"):
+                kind = "positive" if target > 0 else "zero with no weight"
+                assert target == 1 or not any(weights)
+                assert message == (f"no-tie certificate[{r}] of {i} and {j}: the bias term is "
+                                   f"{kind}")
+
+
+def test_a_no_tie_certificate_with_zero_slack_needs_a_weight(tmp_path):
+    # Labels 0, 1 with equal rows and biases 0 and 1 never tie (T alone: sigma = -T < 0
+    # for T > 0); labels 1, 2 with equal rows and the same bias tie everywhere.
+    W, b = [[1], [1], [0]], [0, 1, 0]
+    root = tmp_path
+    write_analyze_certificate(root / "z.zip", analyze_with_bias(W, b), W, bias=b)
+    base = Base(root, "z", *read(root / "z.zip"))
+    a = base.arrays
+    r = a["non_tie_pairs"].index([0, 1])
+    assert base.forge()[0] == "OK"
+
+    def only_t(arrays, T):
+        lo, hi = arrays["non_tie_offsets"][r], arrays["non_tie_offsets"][r + 1]
+        for k in range(lo, hi):
+            arrays["non_tie_weights"][k] = 0
+        arrays["non_tie_t"][r] = T
+    sigma = {T: T * (a["bias"][0] - a["bias"][1]) for T in (-1, 0, 1, 2)}
+    for T in (-1, 0, 1, 2):
+        status, message = base.forge(lambda arrays, T=T: only_t(arrays, T))
+        if sigma[T] < 0:
+            assert status == "OK"
+        else:
+            kind = "positive" if sigma[T] > 0 else "zero with no weight"
+            assert (status, message) == ("INVALID", f"no-tie certificate[{r}] of 0 and 1: "
+                                                    f"the bias term is {kind}")
+
+
+def test_the_arithmetic_is_chosen_as_documented(square, tmp_path, monkeypatch):
+    path = square.path()
+    archive = checker.Archive(path)
+    ev = checker.Evidence(archive, checker.read_manifest(archive))
+    assert type(checker.choose_backend(ev, "python")) is checker.PythonArithmetic
+    assert type(checker.choose_backend(ev, "numpy")) is checker.NumpyArithmetic
+    assert type(checker.choose_backend(ev, "auto")) is checker.PythonArithmetic  # 10 entries
+    with pytest.raises(ValueError, match="unknown backend 'fast'"):
+        checker.choose_backend(ev, "fast")
+    with pytest.raises(ValueError, match="unknown backend 'fast'"):
+        checker.check_file(path, backend="fast")
+    monkeypatch.setattr(checker, "NUMPY_MIN_ENTRIES", 10)
+    assert type(checker.choose_backend(ev, "auto")) is checker.NumpyArithmetic
+    monkeypatch.setattr(checker, "NUMPY_MIN_ENTRIES", 11)
+    assert type(checker.choose_backend(ev, "auto")) is checker.PythonArithmetic
+    monkeypatch.setattr(checker, "NUMPY_MIN_ENTRIES", 10)
+    # Z in limbs: Python integers throughout, even when numpy is asked for.
+    limbs = square.path(encodings={"Z": "limbs"})
+    archive = checker.Archive(limbs)
+    ev_limbs = checker.Evidence(archive, checker.read_manifest(archive))
+    assert type(checker.choose_backend(ev_limbs, "numpy")) is checker.PythonArithmetic
+    assert type(checker.choose_backend(ev_limbs, "auto")) is checker.PythonArithmetic
+    # Without numpy: auto uses Python integers; numpy asked for is an error.
+    monkeypatch.setattr(checker, "numpy_or_none", lambda: None)
+    assert type(checker.choose_backend(ev, "auto")) is checker.PythonArithmetic
+    with pytest.raises(CertificateError) as info:
+        checker.choose_backend(ev, "numpy")
+    assert str(info.value) == "the numpy path was asked for, but numpy cannot be imported"
+    monkeypatch.undo()
+    assert checker.numpy_or_none() is np
+    monkeypatch.setattr(checker, "import_module", lambda name: (_ for _ in ()).throw(
+        ImportError(name)))
+    assert checker.numpy_or_none() is None
+
+
+def test_a_bias_beyond_int64_is_checked_in_python_integers(biased):
+    b = biased.arrays
+    huge = 1 << 63
+
+    def shift(a):  # adding the same constant to every bias changes no verdict
+        a["bias"] = [v - huge for v in a["bias"]]
+    path = biased.path(shift, encodings={"bias": "limbs"})
+    archive = checker.Archive(path)
+    ev = checker.Evidence(archive, checker.read_manifest(archive))
+    assert type(checker.choose_backend(ev, "numpy")) is checker.PythonArithmetic
+    assert both(path)[0] == "OK"
+    for value in (huge - 1, -(huge - 1)):
+        def near(a, value=value):
+            a["bias"] = [v + value for v in a["bias"]]
+        path = biased.path(near, encodings={"bias": "limbs"})
+        archive = checker.Archive(path)
+        ev = checker.Evidence(archive, checker.read_manifest(archive))
+        arith = checker.choose_backend(ev, "numpy")
+        fits = all(abs(v) < huge for v in ev.beta)
+        assert type(arith) is (checker.NumpyArithmetic if fits else checker.PythonArithmetic)
+        assert both(path)[0] == "OK"
+    assert max(map(abs, b["bias"])) < 8
+    # The numpy arithmetic's rows carry the bias last, exactly.
+    archive = checker.Archive(biased.path())
+    ev = checker.Evidence(archive, checker.read_manifest(archive))
+    arith = checker.NumpyArithmetic(ev, np)
+    for k in range(4):
+        assert arith._row(k) == b["Z"][k] + [b["bias"][k]]
+        assert arith.z_row(k) == b["Z"][k]
+        assert arith.F[k].tolist() == [float(v) for v in b["Z"][k] + [b["bias"][k]]]
+        assert arith.N[k] == pytest.approx(float(sum(v * v for v in arith._row(k))) ** 0.5)
+    python = checker.PythonArithmetic(ev)
+    assert python.H == [z + [beta] for z, beta in zip(b["Z"], b["bias"])]
+    assert python.z_row(2) == b["Z"][2]
