@@ -1314,3 +1314,79 @@ def test_a_bias_beyond_int64_is_checked_in_python_integers(biased):
     python = checker.PythonArithmetic(ev)
     assert python.H == [z + [beta] for z, beta in zip(b["Z"], b["bias"])]
     assert python.z_row(2) == b["Z"][2]
+
+
+def scaled_archive(path, Z, scale: str):
+    """An archive holding only ``Z`` and ``scale`` that ``confirm_matrix`` reads (the
+    evidence arrays empty: this is not a valid certificate, and need not be)."""
+    n, d = len(Z), len(Z[0])
+    manifest = {
+        "format": "verify-certificate/1", "claim": "analyze",
+        "input": {"n": n, "d": d, "bias": False, "scale": scale,
+                  "source": {"name": None, "sha256": None, "tensor": None},
+                  "sha256": "0" * 64},
+        "assertion": {"argmaxable": 0, "unargmaxable": 0, "tie_pairs": 0,
+                      "non_tie_pairs": 0, "complete": False},
+        "evidence": {"encoding": {k: "int64" for k in ORDER if k != "bias"}}}
+    arrays = {k: [] for k in ORDER if k != "bias"}
+    arrays["Z"] = Z
+    return write(path, manifest, arrays, shapes={"argmax_points": (0, d),
+                                                 "tie_points": (0, d)})
+
+
+@pytest.mark.parametrize("scale", ["1/1", "2/1", "1/4", "8/1", "3/1", "1/3", "3/4", "4/3",
+                                   "12/1"])
+def test_confirm_matrix_against_the_definition_for_every_scale(tmp_path, scale):
+    """``Z = scale W'`` exactly, or the first entry where it fails is named: for the
+    matrix itself and for matrices that agree with ``Z`` only up to another power of two,
+    up to rounding, or up to a fraction of a unit."""
+    p, q = map(int, scale.split("/"))
+    c = Fraction(p, q)
+    Z = [[12 * p, -24 * p, 0], [36 * p, 6 * p, -(2 ** 40) * 12 * p], [1 * 12, 0, 3 * 4]]
+    path = scaled_archive(tmp_path / "s.zip", Z, scale)
+    W = [[Fraction(z) / c for z in row] for row in Z]
+    candidates = {"W": W}
+    for k in (-2, -1, 1, 2):
+        candidates[f"Z / 2^{k}"] = [[Fraction(z) / Fraction(2) ** k for z in row] for row in Z]
+    candidates["Z"] = [[Fraction(z) for z in row] for row in Z]
+    candidates["W + 1/4"] = [[w + Fraction(1, 4) if (r, col) == (2, 1) else w
+                              for col, w in enumerate(row)] for r, row in enumerate(W)]
+    candidates["W + 1/2^30"] = [[w + Fraction(1, 2 ** 30) if (r, col) == (1, 2) else w
+                                 for col, w in enumerate(row)] for r, row in enumerate(W)]
+    for name, rows in candidates.items():
+        bad = [(r, col) for r, row in enumerate(rows) for col, w in enumerate(row)
+               if Fraction(Z[r][col]) != c * w]
+        floats = all(float(w) == w for row in rows for w in row)
+        forms = [("rows", dict(rows=rows))]
+        if floats:
+            forms.append(("float64", dict(array=np.array([[float(w) for w in row]
+                                                         for row in rows]))))
+        for form, kwargs in forms:
+            if not bad:
+                assert checker.confirm_matrix(path, **kwargs) == (
+                    f"Z = {c} W exactly for all 3 x 3 entries"), (name, form)
+            else:
+                r, col = bad[0]
+                with pytest.raises(CertificateError) as info:
+                    checker.confirm_matrix(path, **kwargs)
+                assert str(info.value) == (f"row {r}, column {col}: Z is {Z[r][col]}, the "
+                                           f"scale times the matrix entry is "
+                                           f"{c * rows[r][col]}"), (name, form)
+
+
+def test_confirm_matrix_checks_every_block_of_rows(tmp_path):
+    n = 2 * 4096 + 10
+    Z = [[k % 7 - 3] for k in range(n)]
+    path = scaled_archive(tmp_path / "long.zip", Z, "2/1")
+    W = np.array(Z, dtype=np.float64) / 2
+    assert checker.confirm_matrix(path, array=W).startswith("Z = 2 W exactly for all")
+    rows = [[Fraction(z, 2) for z in row] for row in Z]
+    for r in (0, 4095, 4096, 8191, 8192, n - 1):
+        other = W.copy()
+        other[r, 0] += 1
+        with pytest.raises(CertificateError, match=f"^row {r}, column 0: "):
+            checker.confirm_matrix(path, array=other)
+        changed = [list(row) for row in rows]
+        changed[r][0] += 1
+        with pytest.raises(CertificateError, match=f"^row {r}, column 0: "):
+            checker.confirm_matrix(path, rows=changed)
