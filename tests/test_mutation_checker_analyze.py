@@ -1390,3 +1390,18 @@ def test_confirm_matrix_checks_every_block_of_rows(tmp_path):
         changed[r][0] += 1
         with pytest.raises(CertificateError, match=f"^row {r}, column 0: "):
             checker.confirm_matrix(path, rows=changed)
+
+
+def test_confirm_matrix_fast_path_does_not_round_or_wrap(tmp_path):
+    """The power-of-two path compares in int64: a float beyond int64 (2^63 wraps to
+    -2^63) or an int64 beyond 2^53 (compared as a float it would round) must not match."""
+    M = 1 << 63
+    for Z, W in (([[-M, 1]], [[2.0 ** 63, 1.0]]), ([[2 ** 53 + 1, 1]], [[2.0 ** 53, 1.0]]),
+                 ([[M - 1, 0]], [[2.0 ** 63, 0.0]]), ([[-(2 ** 60) - 1, 3]], [[-(2.0 ** 60), 3.0]])):
+        path = scaled_archive(tmp_path / "w.zip", Z, "1/1")
+        with pytest.raises(CertificateError, match="^row 0, column 0: "):
+            checker.confirm_matrix(path, array=np.array(W))
+        exact = [[Fraction(z) for z in row] for row in Z]
+        assert checker.confirm_matrix(path, rows=exact).startswith("Z = 1 W exactly")
+    path = scaled_archive(tmp_path / "m.zip", [[-M, 2 ** 60]], "1/1")
+    assert checker.confirm_matrix(path, array=np.array([[-(2.0 ** 63), 2.0 ** 60]]))
