@@ -225,7 +225,11 @@ def test_is_prime_against_trial_division():
         assert checker._is_prime(p) == trial_division_prime(p), p
     # Strong pseudoprimes to the first bases (2047 to base 2, 1373653 to 2 and 3,
     # 25326001 to 2, 3 and 5), Carmichael numbers, squares of primes, and primes.
+    # Carmichael numbers prime to 2, 3, 5, 7 (they pass Fermat's test to every base
+    # prime to them: only the square roots of 1 reveal them), and strong pseudoprimes to
+    # three of the four bases (1024651 to 3, 5 and 7; 2284453 to 2, 3 and 7).
     for p in (2047, 1373653, 25326001, 561, 41041, 825265, 49, 7919 ** 2, 65537 * 3,
+              29341, 46657, 75361, 115921, 162401, 1024651, 2284453,
               (1 << 26) - 5, (1 << 26) - 27, 2 ** 31 - 1, 104729 * 104723):
         assert checker._is_prime(p) == trial_division_prime(p), p
 
