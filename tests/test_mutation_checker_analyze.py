@@ -1334,6 +1334,8 @@ def scaled_archive(path, Z, scale: str):
         "evidence": {"encoding": {k: "int64" for k in ORDER if k != "bias"}}}
     arrays = {k: [] for k in ORDER if k != "bias"}
     arrays["Z"] = Z
+    if max(abs(z) for row in Z for z in row) >> 63:
+        manifest["evidence"]["encoding"]["Z"] = "limbs"
     return write(path, manifest, arrays, shapes={"argmax_points": (0, d),
                                                  "tie_points": (0, d)})
 
@@ -1409,3 +1411,28 @@ def test_confirm_matrix_fast_path_does_not_round_or_wrap(tmp_path):
         assert checker.confirm_matrix(path, rows=exact).startswith("Z = 1 W exactly")
     path = scaled_archive(tmp_path / "m.zip", [[-M, 2 ** 60]], "1/1")
     assert checker.confirm_matrix(path, array=np.array([[-(2.0 ** 63), 2.0 ** 60]]))
+
+
+def test_confirm_matrix_fast_path_only_for_float64_values_of_float_arrays(tmp_path):
+    # An int64 array beyond 2^53 is compared exactly, not through float64 (2^53 + 1 would
+    # round to 2^53).
+    path = scaled_archive(tmp_path / "i.zip", [[2 ** 53, 1]], "1/1")
+    with pytest.raises(CertificateError, match="^row 0, column 0: Z is 9007199254740992, "):
+        checker.confirm_matrix(path, array=np.array([[2 ** 53 + 1, 1]], dtype=np.int64))
+    assert checker.confirm_matrix(path, array=np.array([[2 ** 53, 1]], dtype=np.int64))
+    # A float32 array is scaled in float64: 2^-149 / 2 is not 0 there (it is in float32).
+    path = scaled_archive(tmp_path / "u.zip", [[0, 1]], "1/2")
+    tiny = np.array([[2.0 ** -149, 2.0]], dtype=np.float32)
+    with pytest.raises(CertificateError, match="^row 0, column 0: Z is 0, "):
+        checker.confirm_matrix(path, array=tiny)
+    assert checker.confirm_matrix(path, array=np.array([[0, 2]], dtype=np.float32))
+    # Z beyond int64 (stored in limbs) with a power-of-two scale: compared exactly.
+    path = scaled_archive(tmp_path / "l.zip", [[2 ** 70, -(2 ** 80)]], "4/1")
+    with zipfile.ZipFile(path) as z:
+        assert "Z.limbs.npy" in z.namelist()
+    W = np.array([[2.0 ** 68, -(2.0 ** 78)]])
+    assert checker.confirm_matrix(path, array=W).startswith("Z = 4 W exactly")
+    with pytest.raises(CertificateError, match="^row 0, column 1: "):
+        checker.confirm_matrix(path, array=np.array([[2.0 ** 68, -(2.0 ** 77)]]))
+    with pytest.raises(CertificateError, match="^row 0, column 0: "):  # small, in int64
+        checker.confirm_matrix(path, array=np.array([[1.0, 2.0]]))
