@@ -350,10 +350,10 @@ class Evidence:
             b = get("bias")
             _shape(b, (n,), "bias")
             self.beta = b.rows()
-        self.argmax_labels = get("argmax_labels").rows()
+        self.argmax_labels = self._labels(get("argmax_labels"), "argmax_labels")
         self.argmax_points = get("argmax_points")
         _shape(self.argmax_points, (len(self.argmax_labels), self.width), "argmax_points")
-        self.hull_labels = get("hull_labels").rows()
+        self.hull_labels = self._labels(get("hull_labels"), "hull_labels")
         self.hull = self._combinations(get, "hull", len(self.hull_labels))
         self.tie_pairs = self._pairs(get("tie_pairs"), "tie_pairs")
         self.tie_points = get("tie_points")
@@ -363,6 +363,11 @@ class Evidence:
         t = get("non_tie_t")
         _shape(t, (len(self.non_tie_pairs),), "non_tie_t")
         self.non_tie_t = t.rows()
+
+    @staticmethod
+    def _labels(labels: IntArray, name: str) -> list:
+        _shape(labels, labels.shape[:1], name)  # a column, not a matrix of labels
+        return labels.rows()
 
     @staticmethod
     def _pairs(pairs: IntArray, name: str) -> list:
@@ -666,7 +671,9 @@ class NumpyArithmetic(PythonArithmetic):
         if not labels:
             return None
         rows = self.Zi[np.asarray(labels, dtype=np.intp)]
-        zmax = int(np.abs(rows).max()) if rows.size else 0
+        # The largest |entry| in Python integers: np.abs(-2^63) wraps to -2^63 in int64,
+        # and a bound too small would let too few primes accept a false identity.
+        zmax = max(int(rows.max()), -int(rows.min())) if rows.size else 0
         bound = sum(abs(a) for a in coefficients) * zmax
         primes = primes_with_product_above(2 * bound)
         if len(primes) > MAX_PRIMES:
