@@ -1200,3 +1200,96 @@ def test_missing_and_unexpected_keys_are_named_with_their_part(claim):
         altered = copy.deepcopy(cert)
         altered[part] = []
         rejects(altered, rf"^{part}: expected an object, got \[\]$")
+
+
+def _lists(obj, path):
+    """The paths of every list in ``obj`` (outermost first)."""
+    if isinstance(obj, list):
+        yield path
+    items = obj.items() if isinstance(obj, dict) else \
+        enumerate(obj) if isinstance(obj, list) else ()
+    for key, value in items:
+        yield from _lists(value, path + [key])
+
+
+@pytest.mark.parametrize("claim", INSTANCE_CLAIMS)
+def test_a_list_that_is_not_a_list_is_named_by_its_place(claim):
+    cert = instance_certificate(claim)
+    for part in ("input", "assertion", "evidence"):
+        for path in _lists(cert[part], [part]):
+            altered = copy.deepcopy(cert)
+            holder = altered
+            for key in path[:-1]:
+                holder = holder[key]
+            holder[path[-1]] = {}
+            # The statement "between" is compared with the paper's as a whole.
+            named = path[:2] if path[:2] == ["assertion", "between"] else path
+            with pytest.raises(CertificateError) as error:
+                check_certificate(altered)
+            assert str(error.value).startswith(_place(named) + ": "), (path, error.value)
+
+
+#: The lists whose length the format fixes (by the instance: a pair of labels, a vector
+#: of the dimension of W, one entry per listed item), ``[k]`` for any index (the second
+#: vector of a pair has the length of the first).
+FIXED_LENGTH = {
+    "lemma 3.1": ["assertion.shifts", "assertion.shifts[k]", "input.inputs[k]",
+                  "input.translations[k]"],
+    "lemma 3.2": ["evidence.translations", "evidence.translations[k]", "input.pairs[k]",
+                  "input.pairs[k][1]"],
+    "lemma 3.3": ["evidence.translations", "evidence.translations[k]", "input.pairs[k]",
+                  "input.pairs[k][1]"],
+    "theorem 3.4": ["assertion.cosines", "input.labels"],
+    "appendix D": ["assertion.distances_squared", "assertion.dots",
+                   "assertion.normalised_distances", "input.inputs[k]", "input.labels"],
+    "example C.1": ["assertion.cosines[k].labels", "evidence.translations.lemma 3.2",
+                    "evidence.translations.lemma 3.3", "input.labels"],
+    "example C.2": ["assertion.cosines[k].labels", "assertion.no_ties[k]",
+                    "assertion.ties[k]", "evidence.between", "evidence.no_ties",
+                    "evidence.no_ties[k].multipliers[k]", "evidence.ties",
+                    "evidence.ties[k]"],
+    "example C.3": ["assertion.cosines[k].labels", "assertion.no_ties[k]",
+                    "assertion.ties[k]", "evidence.no_ties",
+                    "evidence.no_ties[k].multipliers[k]", "evidence.ties",
+                    "evidence.ties[k]"],
+    "steck eq1-invariance": ["evidence.D_inv", "input.sigma"],
+    "steck eq1-closed-form": ["evidence.roots", "input.sigma"],
+    "steck full-rank": ["assertion.c", "evidence.inverse_roots", "evidence.roots",
+                        "input.sigma"],
+    "steck eq2-unique": ["evidence.a", "evidence.b", "input.sigma"],
+}
+
+
+@pytest.mark.parametrize("claim", INSTANCE_CLAIMS)
+def test_a_list_of_fixed_length_with_one_more_entry_is_named_by_its_place(claim):
+    cert = instance_certificate(claim)
+    seen = set()
+    for part in ("input", "assertion", "evidence"):
+        for path in _lists(cert[part], [part]):
+            place = _place(path)
+            fixed = [f for f in FIXED_LENGTH[claim]
+                     if re.fullmatch(re.escape(f).replace(r"\[k\]", r"\[\d+\]"), place)]
+            if not fixed:
+                continue
+            seen.update(fixed)
+            altered = copy.deepcopy(cert)
+            holder = altered
+            for key in path[:-1]:
+                holder = holder[key]
+            n = len(holder[path[-1]])
+            holder[path[-1]].append(copy.deepcopy(holder[path[-1]][-1]))
+            rejects(altered, rf"^{re.escape(place)}: expected {n} entries, got {n + 1}$")
+    assert seen == set(FIXED_LENGTH[claim])
+
+
+def test_appendix_d_a_zero_dot_product_has_no_sign():
+    # W_plus moved by u = -w'_i: still equivalent to W, and w'_i = 0, so w'_i . w'_j = 0,
+    # listed as such. Zero is neither sign: the dots are not of opposite signs.
+    cert = fresh("appendix D")
+    i, j = cert["input"]["labels"]
+    V = cert["evidence"]["W_plus"]
+    cert["evidence"]["W_plus"] = shifted(V, [-F(a) for a in V[i]])
+    assert all(F(a) == 0 for a in cert["evidence"]["W_plus"][i])
+    cert["assertion"]["dots"][1] = "0"
+    rejects(cert, rf"^assertion\.dots: w'_{i}\.w'_{j} is -?[0-9/]+ and 0, listed .*; the "
+                  r"signs must be opposite$")
