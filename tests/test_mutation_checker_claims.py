@@ -1293,3 +1293,26 @@ def test_appendix_d_a_zero_dot_product_has_no_sign():
     cert["assertion"]["dots"][1] = "0"
     rejects(cert, rf"^assertion\.dots: w'_{i}\.w'_{j} is -?[0-9/]+ and 0, listed .*; the "
                   r"signs must be opposite$")
+
+
+def test_appendix_d_summary_shows_both_normalised_distances():
+    # The two distances differ (the claim needs it), so each must appear in its place.
+    cert = fresh("appendix D")
+    first, second = cert["assertion"]["normalised_distances"]
+    assert first != second
+    assert f"normalised distances {first} and {second} in two equivalent models" in \
+        check_certificate(cert)
+
+
+def test_lemma_33_counts_every_pair_with_equal_vectors():
+    cert = small_translation_certificate("lemma 3.3")
+    pairs, us = cert["input"]["pairs"], cert["evidence"]["translations"]
+    equal = next(k for k, (vi, vj) in enumerate(pairs) if vi == vj)
+    for _ in range(2):
+        pairs.append(copy.deepcopy(pairs[equal]))
+        us.append(copy.deepcopy(us[equal]))
+    same = sum(1 for vi, vj in pairs if list(map(F, vi)) == list(map(F, vj)))
+    assert same == 3
+    assert check_certificate(cert) == (
+        f"lemma 3.3, cos(v_i + u, v_j + u) = 1: {len(pairs) - same} pairs with v_i != v_j "
+        f"and the lemma's u, {same} with v_i = v_j; symbolic part not checked here")
