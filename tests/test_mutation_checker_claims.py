@@ -1222,8 +1222,10 @@ def test_a_list_that_is_not_a_list_is_named_by_its_place(claim):
             for key in path[:-1]:
                 holder = holder[key]
             holder[path[-1]] = {}
-            # The statement "between" is compared with the paper's as a whole.
-            named = path[:2] if path[:2] == ["assertion", "between"] else path
+            # The statement "between" is compared with the paper's as a whole, and
+            # the neighbours of a label with the two it has.
+            named = path[:2] if path[:2] == ["assertion", "between"] else \
+                path[:-1] if path[-1] == "neighbours" else path
             with pytest.raises(CertificateError) as error:
                 check_certificate(altered)
             assert str(error.value).startswith(_place(named) + ": "), (path, error.value)
