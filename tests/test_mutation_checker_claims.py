@@ -1318,3 +1318,87 @@ def test_lemma_33_counts_every_pair_with_equal_vectors():
     assert check_certificate(cert) == (
         f"lemma 3.3, cos(v_i + u, v_j + u) = 1: {len(pairs) - same} pairs with v_i != v_j "
         f"and the lemma's u, {same} with v_i = v_j; symbolic part not checked here")
+
+
+def test_between_each_condition_alone():
+    # The check of "label k first, i and j tied next" on logits chosen directly: W in one
+    # dimension and x = 1, so w_m . x = w_m. Each forgery breaks one condition only.
+    from verify.checker.claims import _check_between
+
+    between = {"labels": [2, 4], "first": 3}
+
+    def check(logits):
+        _check_between([[F(v)] for v in logits], copy.deepcopy(between), ["1"], between)
+
+    check(["0", "-1", "1", "2", "1"])
+    check(["-5", "1/2", "1", "3/2", "1"])
+    for logits in (["0", "0", "1", "1/2", "1"],   # k below the tie (and of the same sign)
+                   ["0", "0", "1", "1", "1"],     # k tied with i and j
+                   ["1", "0", "1", "2", "1"],     # another label tied with i and j
+                   ["3/2", "0", "1", "2", "1"],   # another label ahead of i and j
+                   ["0", "0", "1", "2", "1/2"]):  # i and j not tied
+        with pytest.raises(CertificateError, match=r"^evidence\.between: x does not rank "
+                                                   r"3 first and 2, 4 tied next$"):
+            check(logits)
+
+
+def test_nearest_neighbours_must_be_unique_and_one_proven_unable_to_tie():
+    # The check of the two nearest cosine neighbours on a cosine matrix chosen directly:
+    # row 0 is (1, 9/10, c, d, 0); the two nearest of 0 are 1 and whichever of 2, 3 has
+    # the larger cosine, unique only if c != d.
+    from verify.checker.claims import _check_nearest
+
+    def C(c, d):
+        row = [F("1"), F("9/10"), F(c), F(d), F("0")]
+        M = [[Fraction(int(a == b)) for b in range(5)] for a in range(5)]
+        M[0] = row
+        for m in range(5):
+            M[m][0] = row[m]
+        return M
+
+    proven = {(0, 1)}
+    _check_nearest(C("1/2", "1/3"), [{"label": 0, "neighbours": [1, 2]}], proven)
+    _check_nearest(C("1/3", "1/2"), [{"label": 0, "neighbours": [1, 3]}], proven)
+    _check_nearest(C("-1/3", "-1/2"), [{"label": 0, "neighbours": [1, 4]}], proven)
+    for c in ("1/2", "0", "9/10"):
+        for neighbours in ([1, 2], [1, 3]):
+            with pytest.raises(CertificateError, match=r"^assertion\.nearest\[0\]: the two "
+                                                       r"nearest neighbours are not unique$"):
+                _check_nearest(C(c, c), [{"label": 0, "neighbours": neighbours}], proven)
+    with pytest.raises(CertificateError, match=r"^assertion\.nearest\[0\]: no neighbour is "
+                                               r"proven unable to tie with 0$"):
+        _check_nearest(C("1/2", "1/3"), [{"label": 0, "neighbours": [1, 2]}], {(0, 3)})
+
+
+def _objects(obj, path):
+    """The paths of every object below the top level of ``obj``."""
+    items = obj.items() if isinstance(obj, dict) else \
+        enumerate(obj) if isinstance(obj, list) else ()
+    for key, value in items:
+        if isinstance(value, dict):
+            yield path + [key]
+        yield from _objects(value, path + [key])
+
+
+@pytest.mark.parametrize("claim", INSTANCE_CLAIMS)
+def test_an_object_or_an_index_of_the_wrong_type_is_named_by_its_place(claim):
+    cert = instance_certificate(claim)
+    altered_paths = [(path, []) for part in ("input", "assertion", "evidence")
+                     for path in _objects(cert[part], [part])]
+    altered_paths += [(path, "1") for part in ("input", "assertion", "evidence")
+                      for path, value in _leaves(cert[part], [part])
+                      if type(value) is int]
+    for path, value in altered_paths:
+        altered = copy.deepcopy(cert)
+        holder = altered
+        for key in path[:-1]:
+            holder = holder[key]
+        holder[path[-1]] = value
+        # "between" is compared with the paper's statement as a whole, a label's
+        # neighbours with the two it has; a label in a pair is named by the pair.
+        named = path[:2] if path[:2] == ["assertion", "between"] else \
+            path[:path.index("neighbours")] if "neighbours" in path else \
+            path[:-1] if value == "1" and isinstance(path[-1], int) else path
+        with pytest.raises(CertificateError) as error:
+            check_certificate(altered)
+        assert str(error.value).startswith(_place(named) + ": "), (path, error.value)
