@@ -1402,3 +1402,35 @@ def test_an_object_or_an_index_of_the_wrong_type_is_named_by_its_place(claim):
         with pytest.raises(CertificateError) as error:
             check_certificate(altered)
         assert str(error.value).startswith(_place(named) + ": "), (path, error.value)
+
+
+@pytest.mark.parametrize("claim", SWEEPS)
+def test_sweep_parts_and_lists_are_named_by_their_place(claim):
+    for part, keys in (("input", ["family", "matrices"]),
+                       ("assertion", ["checked", "skipped", "cells"]),
+                       ("evidence", ["results"])):
+        cert = sweep(claim)
+        cert[part] = []
+        rejects(cert, rf"^{part}: expected an object, got \[\]$")
+        cert = sweep(claim)
+        del cert[part][keys[0]]
+        rejects(cert, rf"^{part}: missing '{keys[0]}'$")
+    for part, key in (("input", "matrices"), ("evidence", "results")):
+        cert = sweep(claim)
+        cert[part][key] = {}
+        rejects(cert, rf"^{part}\.{key}: expected a list, got \{{\}}$")
+    cert = sweep(claim)
+    n = len(cert["input"]["matrices"])
+    cert["evidence"]["results"].append(cert["evidence"]["results"][0])
+    rejects(cert, rf"^evidence\.results: expected {n} entries, got {n + 1}$")
+    cert = sweep(claim)
+    cert["evidence"]["results"].pop()
+    rejects(cert, rf"^evidence\.results: expected {n} entries, got {n - 1}$")
+
+
+@pytest.mark.parametrize("claim", ["example C.1", "example C.2", "example C.3"])
+def test_example_cosines_need_non_zero_rows(claim):
+    cert = fresh(claim)
+    W = cert["input"]["W"]
+    W[-1] = ["0"] * len(W[-1])
+    rejects(cert, rf"^input\.W: row {len(W) - 1} is zero \(a cosine needs non-zero rows\)$")
