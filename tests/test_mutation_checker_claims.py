@@ -1200,3 +1200,237 @@ def test_missing_and_unexpected_keys_are_named_with_their_part(claim):
         altered = copy.deepcopy(cert)
         altered[part] = []
         rejects(altered, rf"^{part}: expected an object, got \[\]$")
+
+
+def _lists(obj, path):
+    """The paths of every list in ``obj`` (outermost first)."""
+    if isinstance(obj, list):
+        yield path
+    items = obj.items() if isinstance(obj, dict) else \
+        enumerate(obj) if isinstance(obj, list) else ()
+    for key, value in items:
+        yield from _lists(value, path + [key])
+
+
+@pytest.mark.parametrize("claim", INSTANCE_CLAIMS)
+def test_a_list_that_is_not_a_list_is_named_by_its_place(claim):
+    cert = instance_certificate(claim)
+    for part in ("input", "assertion", "evidence"):
+        for path in _lists(cert[part], [part]):
+            altered = copy.deepcopy(cert)
+            holder = altered
+            for key in path[:-1]:
+                holder = holder[key]
+            holder[path[-1]] = {}
+            # The statement "between" is compared with the paper's as a whole, and
+            # the neighbours of a label with the two it has.
+            named = path[:2] if path[:2] == ["assertion", "between"] else \
+                path[:-1] if path[-1] == "neighbours" else path
+            with pytest.raises(CertificateError) as error:
+                check_certificate(altered)
+            assert str(error.value).startswith(_place(named) + ": "), (path, error.value)
+
+
+#: The lists whose length the format fixes (by the instance: a pair of labels, a vector
+#: of the dimension of W, one entry per listed item), ``[k]`` for any index (the second
+#: vector of a pair has the length of the first).
+FIXED_LENGTH = {
+    "lemma 3.1": ["assertion.shifts", "assertion.shifts[k]", "input.inputs[k]",
+                  "input.translations[k]"],
+    "lemma 3.2": ["evidence.translations", "evidence.translations[k]", "input.pairs[k]",
+                  "input.pairs[k][1]"],
+    "lemma 3.3": ["evidence.translations", "evidence.translations[k]", "input.pairs[k]",
+                  "input.pairs[k][1]"],
+    "theorem 3.4": ["assertion.cosines", "input.labels"],
+    "appendix D": ["assertion.distances_squared", "assertion.dots",
+                   "assertion.normalised_distances", "input.inputs[k]", "input.labels"],
+    "example C.1": ["assertion.cosines[k].labels", "evidence.translations.lemma 3.2",
+                    "evidence.translations.lemma 3.3", "input.labels"],
+    "example C.2": ["assertion.cosines[k].labels", "assertion.no_ties[k]",
+                    "assertion.ties[k]", "evidence.between", "evidence.no_ties",
+                    "evidence.no_ties[k].multipliers[k]", "evidence.ties",
+                    "evidence.ties[k]"],
+    "example C.3": ["assertion.cosines[k].labels", "assertion.no_ties[k]",
+                    "assertion.ties[k]", "evidence.no_ties",
+                    "evidence.no_ties[k].multipliers[k]", "evidence.ties",
+                    "evidence.ties[k]"],
+    "steck eq1-invariance": ["evidence.D_inv", "input.sigma"],
+    "steck eq1-closed-form": ["evidence.roots", "input.sigma"],
+    "steck full-rank": ["assertion.c", "evidence.inverse_roots", "evidence.roots",
+                        "input.sigma"],
+    "steck eq2-unique": ["evidence.a", "evidence.b", "input.sigma"],
+}
+
+
+@pytest.mark.parametrize("claim", INSTANCE_CLAIMS)
+def test_a_list_of_fixed_length_with_one_more_entry_is_named_by_its_place(claim):
+    cert = instance_certificate(claim)
+    seen = set()
+    for part in ("input", "assertion", "evidence"):
+        for path in _lists(cert[part], [part]):
+            place = _place(path)
+            fixed = [f for f in FIXED_LENGTH[claim]
+                     if re.fullmatch(re.escape(f).replace(r"\[k\]", r"\[\d+\]"), place)]
+            if not fixed:
+                continue
+            seen.update(fixed)
+            altered = copy.deepcopy(cert)
+            holder = altered
+            for key in path[:-1]:
+                holder = holder[key]
+            n = len(holder[path[-1]])
+            holder[path[-1]].append(copy.deepcopy(holder[path[-1]][-1]))
+            rejects(altered, rf"^{re.escape(place)}: expected {n} entries, got {n + 1}$")
+    assert seen == set(FIXED_LENGTH[claim])
+
+
+def test_appendix_d_a_zero_dot_product_has_no_sign():
+    # W_plus moved by u = -w'_i: still equivalent to W, and w'_i = 0, so w'_i . w'_j = 0,
+    # listed as such. Zero is neither sign: the dots are not of opposite signs.
+    cert = fresh("appendix D")
+    i, j = cert["input"]["labels"]
+    V = cert["evidence"]["W_plus"]
+    cert["evidence"]["W_plus"] = shifted(V, [-F(a) for a in V[i]])
+    assert all(F(a) == 0 for a in cert["evidence"]["W_plus"][i])
+    cert["assertion"]["dots"][1] = "0"
+    rejects(cert, rf"^assertion\.dots: w'_{i}\.w'_{j} is -?[0-9/]+ and 0, listed .*; the "
+                  r"signs must be opposite$")
+
+
+def test_appendix_d_summary_shows_both_normalised_distances():
+    # The two distances differ (the claim needs it), so each must appear in its place.
+    cert = fresh("appendix D")
+    first, second = cert["assertion"]["normalised_distances"]
+    assert first != second
+    assert f"normalised distances {first} and {second} in two equivalent models" in \
+        check_certificate(cert)
+
+
+def test_lemma_33_counts_every_pair_with_equal_vectors():
+    cert = small_translation_certificate("lemma 3.3")
+    pairs, us = cert["input"]["pairs"], cert["evidence"]["translations"]
+    equal = next(k for k, (vi, vj) in enumerate(pairs) if vi == vj)
+    for _ in range(2):
+        pairs.append(copy.deepcopy(pairs[equal]))
+        us.append(copy.deepcopy(us[equal]))
+    same = sum(1 for vi, vj in pairs if list(map(F, vi)) == list(map(F, vj)))
+    assert same == 3
+    assert check_certificate(cert) == (
+        f"lemma 3.3, cos(v_i + u, v_j + u) = 1: {len(pairs) - same} pairs with v_i != v_j "
+        f"and the lemma's u, {same} with v_i = v_j; symbolic part not checked here")
+
+
+def test_between_each_condition_alone():
+    # The check of "label k first, i and j tied next" on logits chosen directly: W in one
+    # dimension and x = 1, so w_m . x = w_m. Each forgery breaks one condition only.
+    from verify.checker.claims import _check_between
+
+    between = {"labels": [2, 4], "first": 3}
+
+    def check(logits):
+        _check_between([[F(v)] for v in logits], copy.deepcopy(between), ["1"], between)
+
+    check(["0", "-1", "1", "2", "1"])
+    check(["-5", "1/2", "1", "3/2", "1"])
+    for logits in (["0", "0", "1", "1/2", "1"],   # k below the tie (and of the same sign)
+                   ["0", "0", "1", "1", "1"],     # k tied with i and j
+                   ["1", "0", "1", "2", "1"],     # another label tied with i and j
+                   ["3/2", "0", "1", "2", "1"],   # another label ahead of i and j
+                   ["0", "0", "1", "2", "1/2"]):  # i and j not tied
+        with pytest.raises(CertificateError, match=r"^evidence\.between: x does not rank "
+                                                   r"3 first and 2, 4 tied next$"):
+            check(logits)
+
+
+def test_nearest_neighbours_must_be_unique_and_one_proven_unable_to_tie():
+    # The check of the two nearest cosine neighbours on a cosine matrix chosen directly:
+    # row 0 is (1, 9/10, c, d, 0); the two nearest of 0 are 1 and whichever of 2, 3 has
+    # the larger cosine, unique only if c != d.
+    from verify.checker.claims import _check_nearest
+
+    def C(c, d):
+        row = [F("1"), F("9/10"), F(c), F(d), F("0")]
+        M = [[Fraction(int(a == b)) for b in range(5)] for a in range(5)]
+        M[0] = row
+        for m in range(5):
+            M[m][0] = row[m]
+        return M
+
+    proven = {(0, 1)}
+    _check_nearest(C("1/2", "1/3"), [{"label": 0, "neighbours": [1, 2]}], proven)
+    _check_nearest(C("1/3", "1/2"), [{"label": 0, "neighbours": [1, 3]}], proven)
+    _check_nearest(C("-1/3", "-1/2"), [{"label": 0, "neighbours": [1, 4]}], proven)
+    for c in ("1/2", "0", "9/10"):
+        for neighbours in ([1, 2], [1, 3]):
+            with pytest.raises(CertificateError, match=r"^assertion\.nearest\[0\]: the two "
+                                                       r"nearest neighbours are not unique$"):
+                _check_nearest(C(c, c), [{"label": 0, "neighbours": neighbours}], proven)
+    with pytest.raises(CertificateError, match=r"^assertion\.nearest\[0\]: no neighbour is "
+                                               r"proven unable to tie with 0$"):
+        _check_nearest(C("1/2", "1/3"), [{"label": 0, "neighbours": [1, 2]}], {(0, 3)})
+
+
+def _objects(obj, path):
+    """The paths of every object below the top level of ``obj``."""
+    items = obj.items() if isinstance(obj, dict) else \
+        enumerate(obj) if isinstance(obj, list) else ()
+    for key, value in items:
+        if isinstance(value, dict):
+            yield path + [key]
+        yield from _objects(value, path + [key])
+
+
+@pytest.mark.parametrize("claim", INSTANCE_CLAIMS)
+def test_an_object_or_an_index_of_the_wrong_type_is_named_by_its_place(claim):
+    cert = instance_certificate(claim)
+    altered_paths = [(path, []) for part in ("input", "assertion", "evidence")
+                     for path in _objects(cert[part], [part])]
+    altered_paths += [(path, "1") for part in ("input", "assertion", "evidence")
+                      for path, value in _leaves(cert[part], [part])
+                      if type(value) is int]
+    for path, value in altered_paths:
+        altered = copy.deepcopy(cert)
+        holder = altered
+        for key in path[:-1]:
+            holder = holder[key]
+        holder[path[-1]] = value
+        # "between" is compared with the paper's statement as a whole, a label's
+        # neighbours with the two it has; a label in a pair is named by the pair.
+        named = path[:2] if path[:2] == ["assertion", "between"] else \
+            path[:path.index("neighbours")] if "neighbours" in path else \
+            path[:-1] if value == "1" and isinstance(path[-1], int) else path
+        with pytest.raises(CertificateError) as error:
+            check_certificate(altered)
+        assert str(error.value).startswith(_place(named) + ": "), (path, error.value)
+
+
+@pytest.mark.parametrize("claim", SWEEPS)
+def test_sweep_parts_and_lists_are_named_by_their_place(claim):
+    for part, keys in (("input", ["family", "matrices"]),
+                       ("assertion", ["checked", "skipped", "cells"]),
+                       ("evidence", ["results"])):
+        cert = sweep(claim)
+        cert[part] = []
+        rejects(cert, rf"^{part}: expected an object, got \[\]$")
+        cert = sweep(claim)
+        del cert[part][keys[0]]
+        rejects(cert, rf"^{part}: missing '{keys[0]}'$")
+    for part, key in (("input", "matrices"), ("evidence", "results")):
+        cert = sweep(claim)
+        cert[part][key] = {}
+        rejects(cert, rf"^{part}\.{key}: expected a list, got \{{\}}$")
+    cert = sweep(claim)
+    n = len(cert["input"]["matrices"])
+    cert["evidence"]["results"].append(cert["evidence"]["results"][0])
+    rejects(cert, rf"^evidence\.results: expected {n} entries, got {n + 1}$")
+    cert = sweep(claim)
+    cert["evidence"]["results"].pop()
+    rejects(cert, rf"^evidence\.results: expected {n} entries, got {n - 1}$")
+
+
+@pytest.mark.parametrize("claim", ["example C.1", "example C.2", "example C.3"])
+def test_example_cosines_need_non_zero_rows(claim):
+    cert = fresh(claim)
+    W = cert["input"]["W"]
+    W[-1] = ["0"] * len(W[-1])
+    rejects(cert, rf"^input\.W: row {len(W) - 1} is zero \(a cosine needs non-zero rows\)$")
