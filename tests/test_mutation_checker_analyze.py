@@ -234,7 +234,8 @@ def test_is_prime_against_trial_division():
         assert checker._is_prime(p) == trial_division_prime(p), p
 
 
-def test_primes_are_the_largest_below_2_26_and_just_enough():
+def test_primes_are_the_largest_below_2_26_and_just_enough(monkeypatch):
+    monkeypatch.setattr(checker, "_PRIMES", [])  # found afresh, not from the cache
     primes = checker.primes_with_product_above(1 << 3000)
     assert primes[0] < 1 << checker.PRIME_BITS
     # Consecutive: every number between two of them, and above the first, is composite.
@@ -254,6 +255,14 @@ def test_primes_are_the_largest_below_2_26_and_just_enough():
         assert product > bound
         assert not out or product // out[-1] <= bound  # one prime fewer is not enough
     assert checker.primes_with_product_above(-5) == []
+    # Asked in growing steps, the cache is extended, not restarted.
+    monkeypatch.setattr(checker, "_PRIMES", [])
+    for k in range(1, 6):
+        bound = 1
+        for q in primes[:k]:
+            bound *= q
+        assert checker.primes_with_product_above(bound - 1) == primes[:k]
+        assert checker._PRIMES == primes[:k]
 
 
 def test_big_ratios_are_named_by_their_sizes():
