@@ -1445,3 +1445,19 @@ def test_confirm_matrix_fast_path_only_for_float64_values_of_float_arrays(tmp_pa
         checker.confirm_matrix(path, array=np.array([[2.0 ** 68, -(2.0 ** 77)]]))
     with pytest.raises(CertificateError, match="^row 0, column 0: "):  # small, in int64
         checker.confirm_matrix(path, array=np.array([[1.0, 2.0]]))
+
+
+def test_a_float_margin_of_the_wrong_sign_is_not_trusted():
+    """``z_0 = (2^60 + 129, 2^60)`` rounds to ``(2^60 + 256, 2^60)`` in float64: at
+    ``x = (1, -1)`` the float score of label 0 is 256, the exact one 129, and label 1
+    scores 200. The float margin 56 > 0 has the wrong sign; it must stay below the
+    error bound (about 2^11 here), so that the exact products decide."""
+    Z = [[2 ** 60 + 129, 2 ** 60], [200, 0], [0, -(2 ** 40)]]
+    python, numpy = arithmetics(Z)
+    for x, target in (([1, -1], 0), ([1, -1], 1), ([3, -3], 0), ([-1, 1], 2)):
+        points = int_array([x], (1, 2), "int64")
+        s = scores(Z, x)
+        want = next(((0, k) for k in range(3) if k != target and s[k] >= s[target]), None)
+        assert python.first_failure(points, [target]) == want
+        assert numpy.first_failure(points, [target]) == want, (x, target)
+    assert scores(Z, [1, -1])[:2] == [129, 200]
