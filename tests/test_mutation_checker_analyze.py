@@ -1461,3 +1461,55 @@ def test_a_float_margin_of_the_wrong_sign_is_not_trusted():
         assert python.first_failure(points, [target]) == want
         assert numpy.first_failure(points, [target]) == want, (x, target)
     assert scores(Z, [1, -1])[:2] == [129, 200]
+
+
+def test_the_scale_h_is_checked_in_every_block_of_points(tmp_path):
+    """``n = 2100`` labels on a parabola (``z_k = (2k, 0)``, ``beta_k = -k^2``; label
+    ``k`` wins at ``(k, 1)`` with ``h = 1``), more than two blocks of 1024 points, in
+    dimension 2 so that ``h`` is not the second entry: a non-positive ``h`` is found in
+    every block and named by its own label."""
+    n = 2100
+    manifest = {
+        "format": "verify-certificate/1", "claim": "analyze",
+        "input": {"n": n, "d": 2, "bias": True, "scale": "1/1",
+                  "source": {"name": None, "sha256": None, "tensor": None},
+                  "sha256": "0" * 64},
+        "assertion": {"argmaxable": n, "unargmaxable": 0, "tie_pairs": 0,
+                      "non_tie_pairs": 0, "complete": False},
+        "evidence": {"encoding": {k: "int64" for k in ORDER}}}
+    arrays = {k: [] for k in ORDER}
+    arrays.update({"Z": [[2 * k, 0] for k in range(n)], "bias": [-k * k for k in range(n)],
+                   "argmax_labels": list(range(n)),
+                   "argmax_points": [[k, 1, 1] for k in range(n)],
+                   "hull_offsets": [0], "non_tie_offsets": [0]})
+    base = Base(tmp_path, "parabola", manifest, arrays)
+    for r in (0, 1023, 1024, 2047, 2048, 2099):
+        for h in (0, -1):
+            def change(a, r=r, h=h):
+                a["argmax_points"][r] = [r, 1, h]
+            path = base.path(change, shapes={"tie_points": (0, 3)})
+            assert verdict(path, "python") == (
+                "INVALID", f"argmax witness of label {r}: the scale h = {h} of the input "
+                           "must be positive")
+
+
+def test_many_witnesses_in_python_blocks(tmp_path):
+    n = 530  # beyond two blocks of 256 witnesses
+    base = circle_certificate(n, 2 ** 30, tmp_path, "p")
+    Z = base.arrays["Z"]
+    for r in (300, 511, 529):
+        def change(a, r=r):
+            a["argmax_points"][r] = list(Z[(r + 1) % n])
+        s = scores(Z, Z[(r + 1) % n])
+        first = next(j for j in range(n) if j != r and s[j] >= s[r])
+        assert verdict(base.path(change), "python") == (
+            "INVALID", f"argmax witness of label {r}: label {first} scores at least as high "
+                       "at the point")
+
+
+def test_python_is_python_for_every_size(square, monkeypatch):
+    archive = checker.Archive(square.path())
+    ev = checker.Evidence(archive, checker.read_manifest(archive))
+    monkeypatch.setattr(checker, "NUMPY_MIN_ENTRIES", 1)
+    assert type(checker.choose_backend(ev, "python")) is checker.PythonArithmetic
+    assert type(checker.choose_backend(ev, "auto")) is checker.NumpyArithmetic
