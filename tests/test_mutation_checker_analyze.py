@@ -234,7 +234,8 @@ def test_is_prime_against_trial_division():
         assert checker._is_prime(p) == trial_division_prime(p), p
 
 
-def test_primes_are_the_largest_below_2_26_and_just_enough():
+def test_primes_are_the_largest_below_2_26_and_just_enough(monkeypatch):
+    monkeypatch.setattr(checker, "_PRIMES", [])  # found afresh, not from the cache
     primes = checker.primes_with_product_above(1 << 3000)
     assert primes[0] < 1 << checker.PRIME_BITS
     # Consecutive: every number between two of them, and above the first, is composite.
@@ -254,6 +255,14 @@ def test_primes_are_the_largest_below_2_26_and_just_enough():
         assert product > bound
         assert not out or product // out[-1] <= bound  # one prime fewer is not enough
     assert checker.primes_with_product_above(-5) == []
+    # Asked in growing steps, the cache is extended, not restarted.
+    monkeypatch.setattr(checker, "_PRIMES", [])
+    for k in range(1, 6):
+        bound = 1
+        for q in primes[:k]:
+            bound *= q
+        assert checker.primes_with_product_above(bound - 1) == primes[:k]
+        assert checker._PRIMES == primes[:k]
 
 
 def test_big_ratios_are_named_by_their_sizes():
@@ -1436,3 +1445,71 @@ def test_confirm_matrix_fast_path_only_for_float64_values_of_float_arrays(tmp_pa
         checker.confirm_matrix(path, array=np.array([[2.0 ** 68, -(2.0 ** 77)]]))
     with pytest.raises(CertificateError, match="^row 0, column 0: "):  # small, in int64
         checker.confirm_matrix(path, array=np.array([[1.0, 2.0]]))
+
+
+def test_a_float_margin_of_the_wrong_sign_is_not_trusted():
+    """``z_0 = (2^60 + 129, 2^60)`` rounds to ``(2^60 + 256, 2^60)`` in float64: at
+    ``x = (1, -1)`` the float score of label 0 is 256, the exact one 129, and label 1
+    scores 200. The float margin 56 > 0 has the wrong sign; it must stay below the
+    error bound (about 2^11 here), so that the exact products decide."""
+    Z = [[2 ** 60 + 129, 2 ** 60], [200, 0], [0, -(2 ** 40)]]
+    python, numpy = arithmetics(Z)
+    for x, target in (([1, -1], 0), ([1, -1], 1), ([3, -3], 0), ([-1, 1], 2)):
+        points = int_array([x], (1, 2), "int64")
+        s = scores(Z, x)
+        want = next(((0, k) for k in range(3) if k != target and s[k] >= s[target]), None)
+        assert python.first_failure(points, [target]) == want
+        assert numpy.first_failure(points, [target]) == want, (x, target)
+    assert scores(Z, [1, -1])[:2] == [129, 200]
+
+
+def test_the_scale_h_is_checked_in_every_block_of_points(tmp_path):
+    """``n = 2100`` labels on a parabola (``z_k = (2k, 0)``, ``beta_k = -k^2``; label
+    ``k`` wins at ``(k, 1)`` with ``h = 1``), more than two blocks of 1024 points, in
+    dimension 2 so that ``h`` is not the second entry: a non-positive ``h`` is found in
+    every block and named by its own label."""
+    n = 2100
+    manifest = {
+        "format": "verify-certificate/1", "claim": "analyze",
+        "input": {"n": n, "d": 2, "bias": True, "scale": "1/1",
+                  "source": {"name": None, "sha256": None, "tensor": None},
+                  "sha256": "0" * 64},
+        "assertion": {"argmaxable": n, "unargmaxable": 0, "tie_pairs": 0,
+                      "non_tie_pairs": 0, "complete": False},
+        "evidence": {"encoding": {k: "int64" for k in ORDER}}}
+    arrays = {k: [] for k in ORDER}
+    arrays.update({"Z": [[2 * k, 0] for k in range(n)], "bias": [-k * k for k in range(n)],
+                   "argmax_labels": list(range(n)),
+                   "argmax_points": [[k, 1, 1] for k in range(n)],
+                   "hull_offsets": [0], "non_tie_offsets": [0]})
+    base = Base(tmp_path, "parabola", manifest, arrays)
+    for r in (0, 1023, 1024, 2047, 2048, 2099):
+        for h in (0, -1):
+            def change(a, r=r, h=h):
+                a["argmax_points"][r] = [r, 1, h]
+            path = base.path(change, shapes={"tie_points": (0, 3)})
+            assert verdict(path, "python") == (
+                "INVALID", f"argmax witness of label {r}: the scale h = {h} of the input "
+                           "must be positive")
+
+
+def test_many_witnesses_in_python_blocks(tmp_path):
+    n = 530  # beyond two blocks of 256 witnesses
+    base = circle_certificate(n, 2 ** 30, tmp_path, "p")
+    Z = base.arrays["Z"]
+    for r in (300, 511, 529):
+        def change(a, r=r):
+            a["argmax_points"][r] = list(Z[(r + 1) % n])
+        s = scores(Z, Z[(r + 1) % n])
+        first = next(j for j in range(n) if j != r and s[j] >= s[r])
+        assert verdict(base.path(change), "python") == (
+            "INVALID", f"argmax witness of label {r}: label {first} scores at least as high "
+                       "at the point")
+
+
+def test_python_is_python_for_every_size(square, monkeypatch):
+    archive = checker.Archive(square.path())
+    ev = checker.Evidence(archive, checker.read_manifest(archive))
+    monkeypatch.setattr(checker, "NUMPY_MIN_ENTRIES", 1)
+    assert type(checker.choose_backend(ev, "python")) is checker.PythonArithmetic
+    assert type(checker.choose_backend(ev, "auto")) is checker.NumpyArithmetic
