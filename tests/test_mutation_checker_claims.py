@@ -1434,3 +1434,103 @@ def test_example_cosines_need_non_zero_rows(claim):
     W = cert["input"]["W"]
     W[-1] = ["0"] * len(W[-1])
     rejects(cert, rf"^input\.W: row {len(W) - 1} is zero \(a cosine needs non-zero rows\)$")
+
+
+def test_determinants_against_the_permutation_expansion():
+    # The checker's Gaussian elimination against the Leibniz formula, on matrices that
+    # need row swaps, are singular, or have a zero first column.
+    from itertools import permutations
+    from random import Random
+
+    from verify.checker.claims import _det
+
+    def leibniz(A):
+        total = Fraction(0)
+        for perm in permutations(range(len(A))):
+            sign = (-1) ** sum(1 for a in range(len(perm)) for b in range(a)
+                               if perm[b] > perm[a])
+            term = Fraction(sign)
+            for r, c in enumerate(perm):
+                term *= A[r][c]
+            total += term
+        return total
+
+    rng = Random(7)
+    cases = [[[F("0"), F("1")], [F("1"), F("0")]], [[F("0"), F("2")], [F("0"), F("3")]],
+             [[F("2"), F("4")], [F("1"), F("2")]], [[F("5")]]]
+    for n in (1, 2, 3, 4):
+        for _ in range(15):
+            cases.append([[Fraction(rng.randint(-3, 3), rng.randint(1, 3)) for _ in range(n)]
+                          for _ in range(n)])
+    for A in cases:
+        assert _det(A) == leibniz(A), A
+
+
+def test_gradient_of_objective_1_is_its_derivative():
+    # (1) is quadratic in P, so f(P + E) - f(P - E) = 2 <grad f(P), E> exactly.
+    from verify.checker.claims import _gradient_1, _objective_1 as objective
+
+    X = [[F("1"), F("2")], [F("0"), F("-1")], [F("3"), F("1/2")]]
+    P = [[F("1/3"), F("-1")], [F("2"), F("1/5")]]
+    lam = F("3/7")
+    G = _gradient_1(X, P, lam)
+    for E in ([[F("1"), F("0")], [F("0"), F("0")]], [[F("0"), F("2")], [F("-1"), F("1/2")]]):
+        plus = [[p + e for p, e in zip(r, s)] for r, s in zip(P, E)]
+        minus = [[p - e for p, e in zip(r, s)] for r, s in zip(P, E)]
+        inner = sum(g * e for r, s in zip(G, E) for g, e in zip(r, s))
+        assert objective(X, plus, lam) - objective(X, minus, lam) == 2 * inner
+
+
+def test_three_cosine_matrices_against_their_definitions():
+    # Rows with integer norms (3-4-5, 5-12-13), so every cosine is rational.
+    from verify.checker.claims import _rational, _three_cosines
+
+    users = [[F("3"), F("4")], [F("0"), F("-2")]]
+    items = [[F("1"), F("0")], [F("5"), F("12")], [F("0"), F("7")]]
+
+    def cos(a, b):
+        return dot(a, a) and dot(a, b) / (dot(a, a) * dot(b, b)) ** Fraction(1, 2)
+
+    def norm(a):
+        return {25: 5, 4: 2, 1: 1, 169: 13, 49: 7}[dot(a, a)]
+
+    expected = [("item-item", items, items), ("user-user", users, users),
+                ("user-item", users, items)]
+    got = _three_cosines(users, items)
+    assert [name for name, _ in got] == [name for name, _, _ in expected]
+    for (_, C), (_, rows, cols) in zip(got, expected):
+        assert [[_rational(c) for c in row] for row in C] == \
+            [[dot(a, b) / (norm(a) * norm(b)) for b in cols] for a in rows]
+    with pytest.raises(CertificateError, match=r"^item-item: row 2 is zero"):
+        _three_cosines(users, items[:2] + [[F("0"), F("0")]])
+    with pytest.raises(CertificateError, match=r"^user-user: row 0 is zero"):
+        _three_cosines([[F("0"), F("0")]] + users, items)
+
+
+def test_steck_closed_form_on_a_scaled_instance():
+    # X / 10 has the SVD U diag(sigma / 10) V^T; with lambda / 100 every c_i is the same,
+    # and (1) scales by 1/100. X^T X + lambda I then has leading minors below 1, still
+    # positive: the instance is as valid as the engine's.
+    cert = fresh("steck eq1-closed-form")
+    inp = cert["input"]
+    inp["X"] = [[str(F(a) / 10) for a in row] for row in inp["X"]]
+    inp["sigma"] = [str(F(s) / 10) for s in inp["sigma"]]
+    inp["lambda"] = str(F(inp["lambda"]) / 100)
+    value = F(cert["assertion"]["objective_k"]) / 100
+    cert["assertion"]["objective_k"] = str(value)
+    X = [[F(a) for a in row] for row in inp["X"]]
+    assert dot([r[0] for r in X], [r[0] for r in X]) + F(inp["lambda"]) < 1
+    assert f"(1) = {value}," in check_certificate(cert)
+
+
+def test_example_c1_labels_of_equal_rows_give_no_cosine_after_translation():
+    # Two equal rows appended and named by the labels: the u of lemma 3.2 is then -w_i,
+    # and w_i + u = 0 has no cosine.
+    cert = fresh("example C.1")
+    W = cert["input"]["W"]
+    n = len(W)
+    W += [["1", "2"], ["1", "2"]]
+    cert["input"]["labels"] = [n, n + 1]
+    cert["evidence"]["translations"] = {"lemma 3.2": ["-1", "-2"], "lemma 3.3": ["-1", "-2"]}
+    rejects(cert, rf"^evidence\.translations\.lemma 3\.2: cos\(w_{n} \+ u, w_{n + 1} \+ u\) "
+                  r"is not -1$")
