@@ -1534,3 +1534,23 @@ def test_example_c1_labels_of_equal_rows_give_no_cosine_after_translation():
     cert["evidence"]["translations"] = {"lemma 3.2": ["-1", "-2"], "lemma 3.3": ["-1", "-2"]}
     rejects(cert, rf"^evidence\.translations\.lemma 3\.2: cos\(w_{n} \+ u, w_{n + 1} \+ u\) "
                   r"is not -1$")
+
+
+def test_steck_scalings_must_be_square():
+    # A column or a row too many: D D_inv can still be I on the part that zip reads.
+    cert = fresh("steck eq1-invariance")
+    cert["input"]["D"][0] = [row + ["0"] for row in cert["input"]["D"][0]]
+    rejects(cert, r"^input\.D\[0\]: expected 2 x 2, got 2 x 3$")
+    cert = fresh("steck eq1-invariance")
+    cert["evidence"]["D_inv"][1].append(["0", "0"])
+    rejects(cert, r"^evidence\.D_inv\[1\]: expected 2 x 2, got 3 x 2$")
+
+
+def test_steck_full_rank_a_user_without_ratings_has_no_cosine():
+    # A zero row appended to X and U keeps U^T U = I and X = U diag(sigma) V^T: a valid
+    # SVD, but that user has no cosine to any item.
+    cert = fresh("steck full-rank")
+    n = len(cert["input"]["X"])
+    for key in ("X", "U"):
+        cert["input"][key].append(["0"] * len(cert["input"][key][0]))
+    rejects(cert, rf"^user-item: row {n} is zero")
