@@ -1544,6 +1544,9 @@ def test_steck_scalings_must_be_square():
     cert = fresh("steck eq1-invariance")
     cert["evidence"]["D_inv"][1].append(["0", "0"])
     rejects(cert, r"^evidence\.D_inv\[1\]: expected 2 x 2, got 3 x 2$")
+    cert = fresh("steck eq1-invariance")
+    cert["input"]["B"].append(cert["input"]["B"][0])
+    rejects(cert, r"^input\.B: expected 3 x 2, got 4 x 2$")
 
 
 def test_steck_full_rank_a_user_without_ratings_has_no_cosine():
@@ -1554,3 +1557,42 @@ def test_steck_full_rank_a_user_without_ratings_has_no_cosine():
     for key in ("X", "U"):
         cert["input"][key].append(["0"] * len(cert["input"][key][0]))
     rejects(cert, rf"^user-item: row {n} is zero")
+
+
+#: The numbers that may be sums of square roots (``[k]`` for any index); every other
+#: number of these certificates is rational.
+ROOT_PLACES = {
+    "appendix D": ["assertion.normalised_distances[k]"],
+    "example C.1": ["assertion.cosines[k].cosine", "evidence.translations.lemma 3.2[k]",
+                    "evidence.translations.lemma 3.3[k]", "input.W[k][k]"],
+    "example C.2": ["assertion.cosines[k].cosine", "evidence.between[k]",
+                    "evidence.no_ties[k].multipliers[k][k]", "evidence.no_ties[k].t",
+                    "evidence.ties[k][k]", "input.W[k][k]"],
+    "example C.3": ["assertion.cosines[k].cosine", "evidence.no_ties[k].multipliers[k][k]",
+                    "evidence.no_ties[k].t", "evidence.ties[k][k]", "input.W[k][k]"],
+    "steck eq1-invariance": ["assertion.objective", "evidence.D_inv[k][k][k]",
+                             "input.A[k][k]", "input.B[k][k]", "input.D[k][k][k]"],
+    "steck eq1-closed-form": ["assertion.objective_k", "input.directions[k][k][k]"],
+    "steck eq2-unique": ["assertion.increase", "assertion.objective", "evidence.D_inv[k][k]",
+                         "evidence.a[k]", "evidence.b[k]", "input.D[k][k]", "input.R[k][k]"],
+}
+
+
+@pytest.mark.parametrize("claim", INSTANCE_CLAIMS)
+def test_rationals_written_as_root_sums_are_read_where_roots_are_allowed(claim):
+    # q*sqrt(1) is q: accepted where a sum of square roots may stand, refused elsewhere.
+    cert = instance_certificate(claim)
+    for part in ("input", "assertion", "evidence"):
+        for path, value in _leaves(cert[part], [part]):
+            if not isinstance(value, str) or not re.fullmatch(r"-?\d+(/\d+)?", value):
+                continue
+            altered = copy.deepcopy(cert)
+            holder = altered
+            for key in path[:-1]:
+                holder = holder[key]
+            holder[path[-1]] = value + "*sqrt(1)"
+            if re.sub(r"\[\d+\]", "[k]", _place(path)) in ROOT_PLACES.get(claim, ()):
+                assert check_certificate(altered) == check_certificate(cert), path
+            else:
+                with pytest.raises(CertificateError):
+                    check_certificate(altered)
