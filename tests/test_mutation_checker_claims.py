@@ -1605,3 +1605,14 @@ def test_the_summary_says_the_symbolic_part_is_not_checked(claim):
     assert cert["evidence"]["symbolic"] == SYMBOLIC.format(claim)
     summary = check_certificate(cert)
     assert summary.startswith(claim) and summary.endswith("; symbolic part not checked here")
+
+
+def test_steck_full_rank_with_v_the_identity_has_orthogonal_items():
+    # V = I and X = U diag(sigma) is an SVD too, and then B D = diag(c) has orthogonal
+    # rows: its item-item cosine is I, so the claim that it is not I fails.
+    cert = fresh("steck full-rank")
+    inp = cert["input"]
+    p = len(inp["V"])
+    inp["V"] = [[str(int(a == b)) for b in range(p)] for a in range(p)]
+    inp["X"] = [[str(F(u) * F(s)) for u, s in zip(row, inp["sigma"])] for row in inp["U"]]
+    rejects(cert, r"^item-item cosines of B D and I: equal, but asserted to differ$")
