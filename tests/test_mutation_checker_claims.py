@@ -1616,3 +1616,24 @@ def test_steck_full_rank_with_v_the_identity_has_orthogonal_items():
     inp["V"] = [[str(int(a == b)) for b in range(p)] for a in range(p)]
     inp["X"] = [[str(F(u) * F(s)) for u, s in zip(row, inp["sigma"])] for row in inp["U"]]
     rejects(cert, r"^item-item cosines of B D and I: equal, but asserted to differ$")
+
+
+def test_steck_eq2_lambda_equal_to_a_singular_value():
+    # lambda = sigma_1 = 3: (sigma_1 - lambda)_+ = 0, so direction 1 is not active, and
+    # dropping it changes nothing; only sigma_0 = 5 is active (a_0 = sqrt(2)/5, b_0 =
+    # sqrt(2)). The one stationary point that drops directions drops direction 0.
+    from verify.checker.claims import _check_eq2_unique
+
+    cert = fresh("steck eq2-unique")
+    sigma = [F(s) for s in cert["input"]["sigma"]]
+    assert sigma[1] == 3 and sigma[0] - 3 == 2
+    lam = F(3)
+    cert["input"]["lambda"] = "3"
+    cert["evidence"]["a"] = ["1/5*sqrt(2)", "0", "0"]
+    cert["evidence"]["b"] = ["sqrt(2)", "0", "0"]
+    cert["assertion"]["objective"] = str(sum(2 * lam * s - lam * lam if s > lam else s * s
+                                             for s in sigma))
+    d = [F(cert["input"]["D"][i][i]) for i in range(3)]
+    cert["assertion"]["increase"] = str(lam * 2 * (d[0] - 1 / d[0]) ** 2)
+    summary = _check_eq2_unique(cert["input"], cert["assertion"], cert["evidence"])
+    assert "1 stationary points dropping directions larger" in summary
