@@ -1637,3 +1637,12 @@ def test_steck_eq2_lambda_equal_to_a_singular_value():
     cert["assertion"]["increase"] = str(lam * 2 * (d[0] - 1 / d[0]) ** 2)
     summary = _check_eq2_unique(cert["input"], cert["assertion"], cert["evidence"])
     assert "1 stationary points dropping directions larger" in summary
+
+
+@pytest.mark.parametrize("claim", STECK)
+def test_steck_u_with_a_column_too_many(claim):
+    cert = fresh(claim)
+    U = cert["input"]["U"]
+    n, p = len(U), len(U[0])
+    cert["input"]["U"] = [row + ["0"] for row in U]
+    rejects(cert, rf"^input\.U: expected {n} x {p}, got {n} x {p + 1}$")
