@@ -1434,3 +1434,215 @@ def test_example_cosines_need_non_zero_rows(claim):
     W = cert["input"]["W"]
     W[-1] = ["0"] * len(W[-1])
     rejects(cert, rf"^input\.W: row {len(W) - 1} is zero \(a cosine needs non-zero rows\)$")
+
+
+def test_determinants_against_the_permutation_expansion():
+    # The checker's Gaussian elimination against the Leibniz formula, on matrices that
+    # need row swaps, are singular, or have a zero first column.
+    from itertools import permutations
+    from random import Random
+
+    from verify.checker.claims import _det
+
+    def leibniz(A):
+        total = Fraction(0)
+        for perm in permutations(range(len(A))):
+            sign = (-1) ** sum(1 for a in range(len(perm)) for b in range(a)
+                               if perm[b] > perm[a])
+            term = Fraction(sign)
+            for r, c in enumerate(perm):
+                term *= A[r][c]
+            total += term
+        return total
+
+    rng = Random(7)
+    cases = [[[F("0"), F("1")], [F("1"), F("0")]], [[F("0"), F("2")], [F("0"), F("3")]],
+             [[F("2"), F("4")], [F("1"), F("2")]], [[F("5")]]]
+    for n in (1, 2, 3, 4):
+        for _ in range(15):
+            cases.append([[Fraction(rng.randint(-3, 3), rng.randint(1, 3)) for _ in range(n)]
+                          for _ in range(n)])
+    for A in cases:
+        assert _det(A) == leibniz(A), A
+
+
+def test_gradient_of_objective_1_is_its_derivative():
+    # (1) is quadratic in P, so f(P + E) - f(P - E) = 2 <grad f(P), E> exactly.
+    from verify.checker.claims import _gradient_1, _objective_1 as objective
+
+    X = [[F("1"), F("2")], [F("0"), F("-1")], [F("3"), F("1/2")]]
+    P = [[F("1/3"), F("-1")], [F("2"), F("1/5")]]
+    lam = F("3/7")
+    G = _gradient_1(X, P, lam)
+    for E in ([[F("1"), F("0")], [F("0"), F("0")]], [[F("0"), F("2")], [F("-1"), F("1/2")]]):
+        plus = [[p + e for p, e in zip(r, s)] for r, s in zip(P, E)]
+        minus = [[p - e for p, e in zip(r, s)] for r, s in zip(P, E)]
+        inner = sum(g * e for r, s in zip(G, E) for g, e in zip(r, s))
+        assert objective(X, plus, lam) - objective(X, minus, lam) == 2 * inner
+
+
+def test_three_cosine_matrices_against_their_definitions():
+    # Rows with integer norms (3-4-5, 5-12-13), so every cosine is rational.
+    from verify.checker.claims import _rational, _three_cosines
+
+    users = [[F("3"), F("4")], [F("0"), F("-2")]]
+    items = [[F("1"), F("0")], [F("5"), F("12")], [F("0"), F("7")]]
+
+    def cos(a, b):
+        return dot(a, a) and dot(a, b) / (dot(a, a) * dot(b, b)) ** Fraction(1, 2)
+
+    def norm(a):
+        return {25: 5, 4: 2, 1: 1, 169: 13, 49: 7}[dot(a, a)]
+
+    expected = [("item-item", items, items), ("user-user", users, users),
+                ("user-item", users, items)]
+    got = _three_cosines(users, items)
+    assert [name for name, _ in got] == [name for name, _, _ in expected]
+    for (_, C), (_, rows, cols) in zip(got, expected):
+        assert [[_rational(c) for c in row] for row in C] == \
+            [[dot(a, b) / (norm(a) * norm(b)) for b in cols] for a in rows]
+    with pytest.raises(CertificateError, match=r"^item-item: row 2 is zero"):
+        _three_cosines(users, items[:2] + [[F("0"), F("0")]])
+    with pytest.raises(CertificateError, match=r"^user-user: row 0 is zero"):
+        _three_cosines([[F("0"), F("0")]] + users, items)
+
+
+def test_steck_closed_form_on_a_scaled_instance():
+    # X / 10 has the SVD U diag(sigma / 10) V^T; with lambda / 100 every c_i is the same,
+    # and (1) scales by 1/100. X^T X + lambda I then has leading minors below 1, still
+    # positive: the instance is as valid as the engine's.
+    cert = fresh("steck eq1-closed-form")
+    inp = cert["input"]
+    inp["X"] = [[str(F(a) / 10) for a in row] for row in inp["X"]]
+    inp["sigma"] = [str(F(s) / 10) for s in inp["sigma"]]
+    inp["lambda"] = str(F(inp["lambda"]) / 100)
+    value = F(cert["assertion"]["objective_k"]) / 100
+    cert["assertion"]["objective_k"] = str(value)
+    X = [[F(a) for a in row] for row in inp["X"]]
+    assert dot([r[0] for r in X], [r[0] for r in X]) + F(inp["lambda"]) < 1
+    assert f"(1) = {value}," in check_certificate(cert)
+
+
+def test_example_c1_labels_of_equal_rows_give_no_cosine_after_translation():
+    # Two equal rows appended and named by the labels: the u of lemma 3.2 is then -w_i,
+    # and w_i + u = 0 has no cosine.
+    cert = fresh("example C.1")
+    W = cert["input"]["W"]
+    n = len(W)
+    W += [["1", "2"], ["1", "2"]]
+    cert["input"]["labels"] = [n, n + 1]
+    cert["evidence"]["translations"] = {"lemma 3.2": ["-1", "-2"], "lemma 3.3": ["-1", "-2"]}
+    rejects(cert, rf"^evidence\.translations\.lemma 3\.2: cos\(w_{n} \+ u, w_{n + 1} \+ u\) "
+                  r"is not -1$")
+
+
+def test_steck_scalings_must_be_square():
+    # A column or a row too many: D D_inv can still be I on the part that zip reads.
+    cert = fresh("steck eq1-invariance")
+    cert["input"]["D"][0] = [row + ["0"] for row in cert["input"]["D"][0]]
+    rejects(cert, r"^input\.D\[0\]: expected 2 x 2, got 2 x 3$")
+    cert = fresh("steck eq1-invariance")
+    cert["evidence"]["D_inv"][1].append(["0", "0"])
+    rejects(cert, r"^evidence\.D_inv\[1\]: expected 2 x 2, got 3 x 2$")
+    cert = fresh("steck eq1-invariance")
+    cert["input"]["B"].append(cert["input"]["B"][0])
+    rejects(cert, r"^input\.B: expected 3 x 2, got 4 x 2$")
+
+
+def test_steck_full_rank_a_user_without_ratings_has_no_cosine():
+    # A zero row appended to X and U keeps U^T U = I and X = U diag(sigma) V^T: a valid
+    # SVD, but that user has no cosine to any item.
+    cert = fresh("steck full-rank")
+    n = len(cert["input"]["X"])
+    for key in ("X", "U"):
+        cert["input"][key].append(["0"] * len(cert["input"][key][0]))
+    rejects(cert, rf"^user-item: row {n} is zero")
+
+
+#: The numbers that may be sums of square roots (``[k]`` for any index); every other
+#: number of these certificates is rational.
+ROOT_PLACES = {
+    "appendix D": ["assertion.normalised_distances[k]"],
+    "example C.1": ["assertion.cosines[k].cosine", "evidence.translations.lemma 3.2[k]",
+                    "evidence.translations.lemma 3.3[k]", "input.W[k][k]"],
+    "example C.2": ["assertion.cosines[k].cosine", "evidence.between[k]",
+                    "evidence.no_ties[k].multipliers[k][k]", "evidence.no_ties[k].t",
+                    "evidence.ties[k][k]", "input.W[k][k]"],
+    "example C.3": ["assertion.cosines[k].cosine", "evidence.no_ties[k].multipliers[k][k]",
+                    "evidence.no_ties[k].t", "evidence.ties[k][k]", "input.W[k][k]"],
+    "steck eq1-invariance": ["assertion.objective", "evidence.D_inv[k][k][k]",
+                             "input.A[k][k]", "input.B[k][k]", "input.D[k][k][k]"],
+    "steck eq1-closed-form": ["assertion.objective_k", "input.directions[k][k][k]"],
+    "steck eq2-unique": ["assertion.increase", "assertion.objective", "evidence.D_inv[k][k]",
+                         "evidence.a[k]", "evidence.b[k]", "input.D[k][k]", "input.R[k][k]"],
+}
+
+
+@pytest.mark.parametrize("claim", INSTANCE_CLAIMS)
+def test_rationals_written_as_root_sums_are_read_where_roots_are_allowed(claim):
+    # q*sqrt(1) is q: accepted where a sum of square roots may stand, refused elsewhere.
+    cert = instance_certificate(claim)
+    for part in ("input", "assertion", "evidence"):
+        for path, value in _leaves(cert[part], [part]):
+            if not isinstance(value, str) or not re.fullmatch(r"-?\d+(/\d+)?", value):
+                continue
+            altered = copy.deepcopy(cert)
+            holder = altered
+            for key in path[:-1]:
+                holder = holder[key]
+            holder[path[-1]] = value + "*sqrt(1)"
+            if re.sub(r"\[\d+\]", "[k]", _place(path)) in ROOT_PLACES.get(claim, ()):
+                assert check_certificate(altered) == check_certificate(cert), path
+            else:
+                with pytest.raises(CertificateError):
+                    check_certificate(altered)
+
+
+@pytest.mark.parametrize("claim", [c for c in INSTANCE_CLAIMS if not c.startswith("example")])
+def test_the_summary_says_the_symbolic_part_is_not_checked(claim):
+    # Every claim whose check also proves a symbolic identity says so in its summary.
+    cert = instance_certificate(claim)
+    assert cert["evidence"]["symbolic"] == SYMBOLIC.format(claim)
+    summary = check_certificate(cert)
+    assert summary.startswith(claim) and summary.endswith("; symbolic part not checked here")
+
+
+def test_steck_full_rank_with_v_the_identity_has_orthogonal_items():
+    # V = I and X = U diag(sigma) is an SVD too, and then B D = diag(c) has orthogonal
+    # rows: its item-item cosine is I, so the claim that it is not I fails.
+    cert = fresh("steck full-rank")
+    inp = cert["input"]
+    p = len(inp["V"])
+    inp["V"] = [[str(int(a == b)) for b in range(p)] for a in range(p)]
+    inp["X"] = [[str(F(u) * F(s)) for u, s in zip(row, inp["sigma"])] for row in inp["U"]]
+    rejects(cert, r"^item-item cosines of B D and I: equal, but asserted to differ$")
+
+
+def test_steck_eq2_lambda_equal_to_a_singular_value():
+    # lambda = sigma_1 = 3: (sigma_1 - lambda)_+ = 0, so direction 1 is not active, and
+    # dropping it changes nothing; only sigma_0 = 5 is active (a_0 = sqrt(2)/5, b_0 =
+    # sqrt(2)). The one stationary point that drops directions drops direction 0.
+    from verify.checker.claims import _check_eq2_unique
+
+    cert = fresh("steck eq2-unique")
+    sigma = [F(s) for s in cert["input"]["sigma"]]
+    assert sigma[1] == 3 and sigma[0] - 3 == 2
+    lam = F(3)
+    cert["input"]["lambda"] = "3"
+    cert["evidence"]["a"] = ["1/5*sqrt(2)", "0", "0"]
+    cert["evidence"]["b"] = ["sqrt(2)", "0", "0"]
+    cert["assertion"]["objective"] = str(sum(2 * lam * s - lam * lam if s > lam else s * s
+                                             for s in sigma))
+    d = [F(cert["input"]["D"][i][i]) for i in range(3)]
+    cert["assertion"]["increase"] = str(lam * 2 * (d[0] - 1 / d[0]) ** 2)
+    summary = _check_eq2_unique(cert["input"], cert["assertion"], cert["evidence"])
+    assert "1 stationary points dropping directions larger" in summary
+
+
+@pytest.mark.parametrize("claim", STECK)
+def test_steck_u_with_a_column_too_many(claim):
+    cert = fresh(claim)
+    U = cert["input"]["U"]
+    n, p = len(U), len(U[0])
+    cert["input"]["U"] = [row + ["0"] for row in U]
+    rejects(cert, rf"^input\.U: expected {n} x {p}, got {n} x {p + 1}$")
