@@ -82,7 +82,10 @@ def synthetic_head_with_plan(n: int, d: int, *, seed: int = 0, dtype: str = "f32
       noise would not do: at ``d = 768`` even noise ``1e-3`` of the mean entry is large
       against the smallest principal directions and makes such rows hull vertices.)
     * ``interior_near``: near-duplicate clusters among the untrained rows: a quarter of
-      them get one to three mates ``row * (1 + 1e-6 g)``.
+      them get one to three mates ``row + e (g * spectrum) @ mixing``, the noise again
+      along the head's principal directions, ``e`` such that its length is ``1e-6``
+      of the row's (about ``10^-3`` of the untrained rows' whitened radius, so the mates
+      lie inside the hull with them).
     * ``interior_duplicates``: exact copies of a tenth of the untrained rows.
     * ``near``, ``duplicates``: near-duplicates (relative noise ``1e-6``) and exact
       copies of trained rows (``int(near * n)`` and ``int(duplicates * n)`` of them).
@@ -113,8 +116,13 @@ def synthetic_head_with_plan(n: int, d: int, *, seed: int = 0, dtype: str = "f32
     for src in list(plan["interior"][: k_untrained // 4]):
         for _ in range(int(rng.integers(1, 4))):
             dst = next(spots)
-            noise = rng.standard_normal(d) * 1e-6 * np.abs(W[src]).astype(np.float64)
-            W[dst] = (W[src] + noise).astype(np.float32)
+            # Noise along the head's own principal directions (as for the untrained
+            # rows themselves), of relative length 1e-6. Isotropic noise of that size
+            # is about 1 in whitened units at d = 768, four times the untrained
+            # rows' own radius, and put many mates outside the hull of a sample.
+            noise = (rng.standard_normal(d) * spectrum) @ mixing
+            scale = 1e-6 * np.linalg.norm(W[src]) / np.linalg.norm(noise)
+            W[dst] = (W[src] + scale * noise).astype(np.float32)
             plan["interior_near"].append(dst)
     for src in list(plan["interior"][k_untrained // 4: k_untrained // 4 + k_untrained // 10]):
         dst = next(spots)
