@@ -13,19 +13,27 @@ system
 and the certificate holds iff that solution is non-negative. So one label costs a float
 proposal of ``S`` and one exact solve:
 
-* **Proposal by a simplex walk** (:func:`simplex_walk`). The candidates are the rows
-  that beat ``i`` where the screen looked for a witness and a sample of ``3 (d + 1)``
-  rows drawn from a generator seeded with the cluster's first label (so the proposal
-  depends on the head and the task only). A point near the centroid of a head whose
-  rows form a Gaussian-like cloud lies in the hull of such a sample: the hull of ``m``
-  Gaussian points in ``R^d`` contains a ball of radius about ``sqrt(2 log(m / d))`` in
-  whitened coordinates (Donoho & Tanner 2010). The walk starts inside the simplex of
-  ``d + 1`` candidates at its centroid and moves straight to ``z_i``, exchanging one
-  vertex whenever the segment leaves the current simplex: ``O(d m)`` float operations
-  per exchange, about ``1.4 d`` exchanges at ``d = 256``. A label the walk does not
-  place is left to the per-label methods of :mod:`verify.analyze.argmax`
-  (non-negative least squares, ``O(d^4)``, the slow part that the walk replaces, then
-  a cutting-plane linear program).
+* **Proposal by positive weights and Carathéodory's reduction**
+  (:func:`caratheodory_supports`). The candidates are the rows that beat ``i`` where
+  the screen looked for a witness, the ``d + 1`` rows furthest in ``i``'s whitened
+  direction and a sample of ``3 (d + 1)`` rows drawn from a generator seeded with the
+  cluster's first label (so the proposal depends on the head and the task only), in
+  whitened coordinates (:func:`whitened`). A point near the centroid of a head whose
+  rows form a Gaussian-like cloud lies in the hull of such a sample: the hull of
+  ``m`` Gaussian points in ``R^d`` contains a ball of radius about
+  ``sqrt(2 log(m / d))`` in whitened coordinates (Donoho & Tanner 2010). First
+  strictly positive weights on all candidates (:func:`positive_weights`: minimum norm,
+  else maximum entropy), then Carathéodory's reduction to ``d + 1`` of them
+  (:func:`caratheodory_basis`: move along a null vector until a weight reaches zero,
+  one candidate at a time, in batches of matrix products), ``O(d^2 m)`` in all: about
+  2 CPU seconds at ``d = 768``.
+* **Second proposal by a simplex walk** (:func:`simplex_walk`), up to ``d =
+  WALK_MAX_DIMENSION``, for the labels the first proposal did not place: from the
+  centroid of ``d + 1`` candidates straight to ``z_i``, exchanging one vertex whenever
+  the segment leaves the current simplex (``O(d m)`` per exchange, about ``1.4 d``
+  exchanges at ``d = 256``; at ``d = 768`` it gave up on most labels). A label neither
+  places is left to the per-label methods of :mod:`verify.analyze.argmax`
+  (non-negative least squares, ``O(d^4)``, then a cutting-plane linear program).
 * **Exact solve** by Dixon's ``p``-adic lifting (python-flint's ``fmpq_mat.solve``):
   ``Y`` and ``D > 0`` with ``M_S Y = D (z_i, 1)``, checked exactly by one integer
   matrix product, so ``lambda = Y / D``; the weights are accepted iff every
@@ -34,9 +42,9 @@ proposal of ``S`` and one exact solve:
   subsystem is chosen by float QR with column pivoting and the check covers all
   ``d + 1`` equations.
 * **Near-duplicate clusters** (rows within a relative ``2^-12`` of each other, as in
-  :mod:`verify.analyze.clusters`, found by :func:`clusters`) are one task: the walk
-  visits the members in turn, each starting where the previous one ended (a few
-  exchanges), and members that end on the same simplex are solved together, as
+  :mod:`verify.analyze.clusters`, found by :func:`clusters`) are one task: each member
+  first tries the previous member's simplex (the walk: starts where the previous one
+  ended), and members that end on the same simplex are solved together, as
   right-hand sides of one solve.
 
 Nothing is trusted that was not checked exactly: the weights ``Y / D`` satisfy the
@@ -45,9 +53,9 @@ system exactly and their signs are read off exact integers, which is what
 again. The certificates have the form the checker already reads (convex weights on at
 most ``d + 1`` labels).
 
-Cost (measured in docs/analyze.md): at ``d = 512`` about 0.5 s for the walk and 1.3 s
-for the exact solve per label; the non-negative least squares proposal it replaces took
-6-7 s at ``d = 512`` and minutes at ``d = 768``.
+Cost (measured in docs/analyze.md, CPU seconds per label): the proposal about 2 s and
+the exact solve about 4 s at ``d = 768``; the non-negative least squares proposal it
+replaces took 6-7 s at ``d = 512`` and minutes at ``d = 768``.
 
 Example
 -------
@@ -68,7 +76,8 @@ from threadpoolctl import threadpool_limits
 
 from verify.analyze.clusters import NEAR_RELATIVE
 
-__all__ = ["clusters", "exact_weights", "interior_certificates", "simplex_walk"]
+__all__ = ["caratheodory_basis", "caratheodory_supports", "clusters", "exact_weights",
+           "interior_certificates", "positive_weights", "simplex_walk", "whitened"]
 
 #: Rows sampled per dimension for the proposal.
 SAMPLE_PER_DIMENSION = 3
