@@ -11,6 +11,8 @@ number), and the analysis takes them at their exact binary values.
 
     python benchmarks/bench_analyze_scale.py --n 5000 --d 64
     python benchmarks/bench_analyze_scale.py --n 50257 --d 768 --memory 4
+    python benchmarks/bench_analyze_scale.py --n 50257 --d 768 --memory 4 --jobs 2 \
+        --certificate head.cert.zip --phases
     python benchmarks/bench_analyze_scale.py --n 32000 --d 4096 --dtype bf16 --jobs 2
 
 Reports wall clock, CPU time and peak RSS of the command (``/usr/bin/time -v``), the
@@ -82,7 +84,10 @@ def synthetic_head_with_plan(n: int, d: int, *, seed: int = 0, dtype: str = "f32
       noise would not do: at ``d = 768`` even noise ``1e-3`` of the mean entry is large
       against the smallest principal directions and makes such rows hull vertices.)
     * ``interior_near``: near-duplicate clusters among the untrained rows: a quarter of
-      them get one to three mates ``row * (1 + 1e-6 g)``.
+      them get one to three mates ``row + e (g * spectrum) @ mixing``, the noise again
+      along the head's principal directions, ``e`` such that its length is ``1e-6``
+      of the row's (about ``10^-3`` of the untrained rows' whitened radius, so the mates
+      lie inside the hull with them).
     * ``interior_duplicates``: exact copies of a tenth of the untrained rows.
     * ``near``, ``duplicates``: near-duplicates (relative noise ``1e-6``) and exact
       copies of trained rows (``int(near * n)`` and ``int(duplicates * n)`` of them).
@@ -113,8 +118,13 @@ def synthetic_head_with_plan(n: int, d: int, *, seed: int = 0, dtype: str = "f32
     for src in list(plan["interior"][: k_untrained // 4]):
         for _ in range(int(rng.integers(1, 4))):
             dst = next(spots)
-            noise = rng.standard_normal(d) * 1e-6 * np.abs(W[src]).astype(np.float64)
-            W[dst] = (W[src] + noise).astype(np.float32)
+            # Noise along the head's own principal directions (as for the untrained
+            # rows themselves), of relative length 1e-6. Isotropic noise of that size
+            # is about 1 in whitened units at d = 768, four times the untrained
+            # rows' own radius, and put many mates outside the hull of a sample.
+            noise = (rng.standard_normal(d) * spectrum) @ mixing
+            scale = 1e-6 * np.linalg.norm(W[src]) / np.linalg.norm(noise)
+            W[dst] = (W[src] + scale * noise).astype(np.float32)
             plan["interior_near"].append(dst)
     for src in list(plan["interior"][k_untrained // 4: k_untrained // 4 + k_untrained // 10]):
         dst = next(spots)
@@ -138,10 +148,63 @@ def _load() -> str:
     return f"{one:.2f} {five:.2f} {fifteen:.2f}"
 
 
-def run(path: str, extra: list[str]) -> tuple[float, int, float, dict, str]:
-    """Wall clock, peak RSS, CPU seconds (user + system), the JSON, the notes."""
-    cmd = ["/usr/bin/time", "-v", sys.executable, "-m", "verify", "analyze", "--matrix",
-           path, "--json", "--quiet", *extra]
+class PhaseLog:
+    """A stand-in for the progress bar of ``analyze`` that writes, to stderr, each
+    update of a phase with the seconds since the phase began (``phase`` lines)."""
+
+    def __init__(self, description: str, total: int):
+        self.description, self.total, self.done = description, total, 0
+        self.t0 = time.perf_counter()
+        self.cpu0 = time.process_time()
+
+    def update(self, k: int) -> None:
+        self.done += k
+        print(f"phase {self.description}: {self.done} of {self.total} after "
+              f"{time.perf_counter() - self.t0:.1f} s", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        print(f"phase {self.description} ended: {self.done} in "
+              f"{time.perf_counter() - self.t0:.1f} s wall, "
+              f"{time.process_time() - self.cpu0:.1f} s CPU of the main process",
+              file=sys.stderr, flush=True)
+
+
+def analyze_with_phases(argv: list[str]) -> int:
+    """``python -m verify analyze ARGV`` with :class:`PhaseLog` as its progress bar."""
+    import verify.analyze.command as command
+    from verify.cli import main as cli_main
+
+    command._progress = lambda quiet: PhaseLog
+    return cli_main(["analyze", *argv])
+
+
+def _rusage(stderr: str) -> tuple[int, float]:
+    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", stderr)
+    cpu = sum(float(m) for m in re.findall(r"(?:User|System) time \(seconds\): ([\d.]+)",
+                                           stderr))
+    return (int(rss.group(1)) * 1024 if rss else 0), cpu
+
+
+def run_check(certificate: str) -> tuple[float, int, float, str]:
+    """``python -m verify check CERTIFICATE``: wall clock, peak RSS, CPU, its output."""
+    cmd = ["/usr/bin/time", "-v", sys.executable, "-m", "verify", "check", certificate]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    rss, cpu = _rusage(proc.stderr)
+    return wall, rss, cpu, (proc.stdout.strip() + f" (exit {proc.returncode})")
+
+
+def run(path: str, extra: list[str], phases: bool = False
+        ) -> tuple[float, int, float, dict, str]:
+    """Wall clock, peak RSS, CPU seconds (user + system), the JSON, the notes (with
+    ``phases``, also the ``phase`` lines of :class:`PhaseLog`)."""
+    if phases:
+        cmd = ["/usr/bin/time", "-v", sys.executable, os.path.abspath(__file__),
+               "--phases", "--matrix", path, "--json", *extra]
+    else:
+        cmd = ["/usr/bin/time", "-v", sys.executable, "-m", "verify", "analyze",
+               "--matrix", path, "--json", "--quiet", *extra]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.perf_counter() - t0
@@ -149,7 +212,10 @@ def run(path: str, extra: list[str]) -> tuple[float, int, float, dict, str]:
     cpu = sum(float(m) for m in re.findall(r"(?:User|System) time \(seconds\): ([\d.]+)",
                                            proc.stderr))
     doc = json.loads(proc.stdout) if proc.returncode == 0 else {}
-    notes = "\n".join(line for line in proc.stderr.splitlines() if line.startswith("verify"))
+    keep = ("verify", "phase") if phases else ("verify",)
+    notes = "\n".join(line for line in proc.stderr.splitlines() if line.startswith(keep))
+    if proc.returncode != 0:
+        notes += "\n" + proc.stderr[-3000:]
     return wall, int(rss.group(1)) * 1024 if rss else 0, cpu, doc, notes
 
 
@@ -209,7 +275,14 @@ def main() -> None:
     parser.add_argument("--keep", metavar="FILE.npy", help="keep the head in this file")
     parser.add_argument("--argmax-only", action="store_true",
                         help="measure the argmax phase alone (every label decided)")
+    parser.add_argument("--certificate", metavar="PATH",
+                        help="also write the certificate (--certificate PATH) and run "
+                             "`python -m verify check PATH` on it")
+    parser.add_argument("--phases", action="store_true",
+                        help="report the time of each phase (labels, cosine, pairs)")
     parser.add_argument("--decide", metavar="FILE.npy", help=argparse.SUPPRESS)
+    if sys.argv[1:2] == ["--phases"] and "--matrix" in sys.argv:
+        sys.exit(analyze_with_phases(sys.argv[2:]))
     args = parser.parse_args()
     if args.decide:
         decide_labels(args.decide, args.jobs)
@@ -240,13 +313,19 @@ def main() -> None:
             extra += ["--memory", str(args.memory)]
         if args.jobs > 1:
             extra += ["--jobs", str(args.jobs)]
+        if args.certificate:
+            extra += ["--certificate", args.certificate]
         before = _load()
-        wall, rss, cpu, doc, notes = run(path, extra)
+        wall, rss, cpu, doc, notes = run(path, extra, args.phases)
         after = _load()
     print(f"head {args.n} x {args.d} {args.dtype} (seed {args.seed}), generated in "
           f"{made:.1f} s")
     print(f"analyze: {wall:.1f} s wall clock, {cpu:.1f} s CPU, peak RSS {rss / 1e9:.2f} GB; "
           f"load average before {before}, after {after} (on {os.cpu_count()} cores)")
+    if args.phases:
+        for line in notes.splitlines():
+            if line.startswith("phase"):
+                print(" ", line)
     if not doc:
         print(notes or "analyze failed")
         return
@@ -260,6 +339,13 @@ def main() -> None:
           f"{c['labels_compared']}; neighbour pairs that cannot tie: "
           f"{c['neighbour_pairs_cannot_tie']} of {c['neighbour_pairs']}, undecided "
           f"{c['neighbour_pairs_undecided']}")
+    if args.certificate:
+        size = os.path.getsize(args.certificate) / 1e6
+        before = _load()
+        wall, rss, cpu, out = run_check(args.certificate)
+        print(f"verify check ({size:.0f} MB certificate): {out}; {wall:.1f} s wall clock, "
+              f"{cpu:.1f} s CPU, peak RSS {rss / 1e9:.2f} GB; load average before "
+              f"{before}, after {_load()}")
 
 
 if __name__ == "__main__":

@@ -2,16 +2,19 @@
 
 For the near-duplicate clusters of untrained rows that
 :func:`bench_analyze_scale.synthetic_head_with_plan` places inside the hull, measures
-the float proposal of a simplex by :func:`verify.analyze.interior.simplex_walk` (all
-labels of the cluster in turn), the exact weights by p-adic lifting
-(:func:`verify.analyze.interior.exact_weights`, one lifting per support with all the
-cluster's labels on it as right-hand sides) and, with ``--flint``, python-flint's exact
+the float proposal of a simplex (all labels of the cluster in turn) by positive
+weights and Carathéodory's reduction
+(:func:`verify.analyze.interior.caratheodory_supports`) and by the simplex walk
+(:func:`verify.analyze.interior.simplex_walk`), each followed by the exact weights
+(:func:`verify.analyze.interior.exact_weights`, python-flint's Dixon solver, one solve
+per support with all the cluster's labels on it as right-hand sides) and, with ``--flint``, python-flint's exact
 solve of the first label's system (``fmpq_mat.solve``, Dixon's algorithm) for
 comparison; with ``--nnls`` also the non-negative least squares proposal of the
 per-label methods (:func:`verify.analyze.argmax.nnls_support` on a sample of ``3 (d +
-1)`` rows and the ``2d + 2`` nearest), which the walk replaces.
+1)`` rows and the ``2d + 2`` nearest), which both replace.
 
     python benchmarks/bench_interior.py --d 256 512 768 --clusters 3 --flint
+    python benchmarks/bench_interior.py --d 768 --proposal caratheodory
 
 Times are CPU seconds of this process (``time.process_time``), which a shared machine
 inflates less than wall clock; BLAS runs with one thread.
@@ -35,8 +38,8 @@ def main() -> None:
 
     from verify.analyze.argmax import ExactHead, is_argmax_certificate
     from verify.analyze.argmax import Differences, nnls_support
-    from verify.analyze.interior import WALK_PIVOTS, _pool, clusters, exact_weights, \
-        simplex_walk
+    from verify.analyze.interior import WALK_PIVOTS, _pool, caratheodory_supports, \
+        clusters, exact_weights, simplex_walk, whitened
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=50257)
@@ -44,6 +47,9 @@ def main() -> None:
     parser.add_argument("--clusters", type=int, default=3, help="clusters per d")
     parser.add_argument("--flint", action="store_true", help="also time fmpq_mat.solve")
     parser.add_argument("--nnls", action="store_true", help="also time the NNLS proposal")
+    parser.add_argument("--proposal", choices=("caratheodory", "walk"), nargs="+",
+                        default=["caratheodory", "walk"],
+                        help="the float proposals to time (default: both)")
     parser.add_argument("--check", action="store_true",
                         help="also re-check each certificate with is_argmax_certificate")
     args = parser.parse_args()
@@ -55,30 +61,35 @@ def main() -> None:
         print(f"d = {d}: {args.n} x {d}, entries up to {head.bits} bits")
         groups = clusters(head, sorted(plan["interior"] + plan["interior_near"]))
         for group in sorted(groups, key=len, reverse=True)[: args.clusters]:
-            t0 = time.process_time()
-            pool = _pool(head, group[0], (), group)
-            P = np.vstack([head.F[pool].T, np.ones((1, pool.size))])
-            walks = simplex_walk(P, [np.append(head.F[i], 1.0) for i in group],
-                                 WALK_PIVOTS * (d + 1))
-            t1 = time.process_time()
-            supports: dict = {}
-            for i, basis in zip(group, walks):
-                if basis is not None:
-                    supports.setdefault(tuple(sorted(int(pool[b]) for b in basis)),
-                                        []).append(i)
-            certified, bits = 0, 0
-            for support, members in supports.items():
-                for i, found in zip(members, exact_weights(head, members, support)):
-                    if found is not None:
-                        certified += 1
-                        bits = max(bits, found[1].bit_length())
-                        if args.check:
-                            assert is_argmax_certificate(head.rows, i,
-                                                         list(zip(support, found[0])))
-            t2 = time.process_time()
-            line = (f"  cluster of {len(group)}: walk {t1 - t0:.1f} s, {len(supports)} "
-                    f"support(s); lifting {t2 - t1:.1f} s; certified {certified}, "
-                    f"denominators up to {bits} bits")
+            line = f"  cluster of {len(group)}:"
+            for proposal in args.proposal:
+                t0 = time.process_time()
+                pool = _pool(head, group[0], (), group)
+                if proposal == "walk":
+                    P = np.vstack([head.F[pool].T, np.ones((1, pool.size))])
+                    walks = simplex_walk(P, [np.append(head.F[i], 1.0) for i in group],
+                                         WALK_PIVOTS * (d + 1))
+                else:
+                    walks = caratheodory_supports(whitened(head, pool), whitened(head, group))
+                t1 = time.process_time()
+                supports: dict = {}
+                for i, basis in zip(group, walks):
+                    if basis is not None:
+                        supports.setdefault(tuple(sorted(int(pool[b]) for b in basis)),
+                                            []).append(i)
+                certified, bits = 0, 0
+                for support, members in supports.items():
+                    for i, found in zip(members, exact_weights(head, members, support)):
+                        if found is not None:
+                            certified += 1
+                            bits = max(bits, found[1].bit_length())
+                            if args.check:
+                                assert is_argmax_certificate(head.rows, i,
+                                                             list(zip(support, found[0])))
+                t2 = time.process_time()
+                line += (f" {proposal} {t1 - t0:.1f} s, {len(supports)} support(s), exact"
+                         f" {t2 - t1:.1f} s, certified {certified}"
+                         f" (denominators up to {bits} bits);")
             if args.flint and supports:
                 support, members = next(iter(supports.items()))
                 M = [list(map(int, head.Zarr[k])) + [1] for k in support]

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from verify.analyze import argmax as argmax_module
 from verify.analyze import interior as interior_module
 from verify.analyze.argmax import ExactHead, is_argmax_certificate, make_head
-from verify.analyze.interior import clusters, exact_weights, interior_certificates, \
-    simplex_walk
+from verify.analyze.interior import caratheodory_basis, caratheodory_supports, clusters, \
+    exact_weights, interior_certificates, positive_weights, simplex_walk
 from verify.lp.feasibility import GordanCertificate, strict_feasibility
 
 
@@ -81,6 +81,111 @@ def test_exact_weights_check_every_equation_of_a_short_support():
     (Y, D), = exact_weights(head, [4], [0, 1, 2])
     assert is_argmax_certificate(head.rows, 4, list(zip([0, 1, 2], Y)))
     assert [fmpq(y, D) for y in Y] == [fmpq(1, 2), fmpq(1, 4), fmpq(1, 4)]
+
+
+
+# --- positive weights and Caratheodory's reduction ------------------------------------
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 7), st.integers(0, 10 ** 6), st.floats(0.0, 3.0),
+       st.sampled_from([3, 5, 8]))
+def test_positive_weights_and_the_reduction_agree_with_a_linear_program(d, seed, radius,
+                                                                          per):
+    rng = np.random.default_rng(seed)
+    m = per * (d + 1)
+    A = np.vstack([rng.standard_normal((d, m)), np.ones((1, m))])
+    t = np.append(radius * rng.standard_normal(d) / np.sqrt(d), 1.0)
+    inside = _inside_by_lp(A, t)
+    lam = positive_weights(A, t)
+    if lam is not None:
+        assert np.all(lam > 0) and np.allclose(A @ lam, t, atol=1e-6)
+        assert inside
+        basis = caratheodory_basis(A, t, lam)
+        if basis is not None:
+            assert len(set(basis)) == d + 1
+            assert np.all(np.linalg.solve(A[:, basis], t) >= -1e-9)
+    elif radius < 0.3 and per >= 5:
+        assert not inside  # deep inside a cloud of 5 (d + 1) points: must be found
+    if not inside:
+        assert lam is None or lam.min() < 1e-12  # (floats: on the boundary at most)
+
+
+def test_the_reduction_works_in_batches_and_refreshes(monkeypatch):
+    # Small batches and frequent fresh inverses give the same (or an equally valid)
+    # basis as one batch: the product form of the inverse is right.
+    rng = np.random.default_rng(3)
+    d, m = 12, 200
+    A = np.vstack([rng.standard_normal((d, m)), np.ones((1, m))])
+    t = np.append(0.1 * rng.standard_normal(d), 1.0)
+    lam = positive_weights(A, t)
+    monkeypatch.setattr(interior_module, "REDUCTION_BATCH", 1000)
+    whole = caratheodory_basis(A, t, lam)
+    for batch, refresh in ((1, 1), (3, 2), (7, 5)):
+        monkeypatch.setattr(interior_module, "REDUCTION_BATCH", batch)
+        monkeypatch.setattr(interior_module, "REDUCTION_REFRESH", refresh)
+        basis = caratheodory_basis(A, t, lam)
+        assert basis is not None and len(set(basis)) == d + 1
+        assert np.all(np.linalg.solve(A[:, basis], t) >= -1e-9)
+        assert sorted(basis) == sorted(whole)  # the same exchanges, exact or not
+
+
+def test_the_reduction_gives_up_outside_and_on_singular_columns():
+    A = np.vstack([np.zeros((2, 8)), np.ones((1, 8))])
+    t = np.array([0.0, 0.0, 1.0])
+    assert caratheodory_basis(A, t, np.full(8, 1 / 8)) is None
+    assert positive_weights(np.ones((3, 2)), t) is None  # fewer columns than rows
+    rng = np.random.default_rng(0)
+    A = np.vstack([rng.standard_normal((3, 20)), np.ones((1, 20))])
+    far = np.array([40.0, 0.0, 0.0, 1.0])
+    assert positive_weights(A, far) is None
+    assert caratheodory_supports(A, far[:, None]) == [None]
+
+
+def test_wrong_proposals_are_rejected_by_the_exact_check(monkeypatch):
+    """The float proposal decides nothing: whatever supports it returns (a hull
+    vertex's, random ones, a label's own row), only exact convex weights come out, and
+    the labels it cannot place are left to the per-label methods."""
+    from scipy.spatial import ConvexHull
+
+    W, planted = _planted_head(11, 160, 5)
+    head = make_head(W)
+    vertices = sorted(set(ConvexHull(W.astype(np.float64)).vertices.tolist()))
+    rng = np.random.default_rng(0)
+
+    def wrong(A, targets):
+        m = A.shape[1]
+        return [rng.choice(m, A.shape[0], replace=False).tolist() if c % 3 else
+                list(range(A.shape[0])) for c in range(targets.shape[1])]
+
+    monkeypatch.setattr(interior_module, "caratheodory_supports", wrong)
+    monkeypatch.setattr(interior_module, "WALK_MAX_DIMENSION", 0)  # no second proposal
+    tasks = [(i, None, ()) for i in planted + vertices]
+    certs = interior_certificates(head, tasks)
+    for i, (support, Y, D) in certs.items():
+        assert i not in vertices and i not in support
+        assert is_argmax_certificate(head.rows, i, list(zip(support, Y)))
+    # Supports that contain the label itself, or a hull vertex's own simplex.
+    own = lambda A, targets: [None] * targets.shape[1]
+    monkeypatch.setattr(interior_module, "caratheodory_supports", own)
+    assert interior_certificates(head, tasks) == {}
+    for v in vertices[:3]:
+        support = sorted(rng.choice([k for k in range(head.n) if k != v], head.d + 1,
+                                    replace=False).tolist())
+        assert exact_weights(head, [v], support) == [None]
+        assert exact_weights(head, [v], sorted(support[1:] + [v])) == [None]
+
+
+def test_interior_certificates_are_the_same_for_any_number_of_jobs():
+    from verify.analyze.parallel import Workers
+
+    W, planted = _planted_head(12, 220, 6)
+    head = make_head(W)
+    tasks = [(i, None, ()) for i in range(30)]
+    one = interior_certificates(head, tasks)
+    assert set(range(6)) <= set(one)
+    for jobs in (2, 3):
+        with Workers(head, jobs=jobs) as workers:
+            assert interior_certificates(head, tasks, workers) == one
 
 
 # --- heads with rows inside the hull -----------------------------------------------------

@@ -13,19 +13,27 @@ system
 and the certificate holds iff that solution is non-negative. So one label costs a float
 proposal of ``S`` and one exact solve:
 
-* **Proposal by a simplex walk** (:func:`simplex_walk`). The candidates are the rows
-  that beat ``i`` where the screen looked for a witness and a sample of ``3 (d + 1)``
-  rows drawn from a generator seeded with the cluster's first label (so the proposal
-  depends on the head and the task only). A point near the centroid of a head whose
-  rows form a Gaussian-like cloud lies in the hull of such a sample: the hull of ``m``
-  Gaussian points in ``R^d`` contains a ball of radius about ``sqrt(2 log(m / d))`` in
-  whitened coordinates (Donoho & Tanner 2010). The walk starts inside the simplex of
-  ``d + 1`` candidates at its centroid and moves straight to ``z_i``, exchanging one
-  vertex whenever the segment leaves the current simplex: ``O(d m)`` float operations
-  per exchange, about ``1.4 d`` exchanges at ``d = 256``. A label the walk does not
-  place is left to the per-label methods of :mod:`verify.analyze.argmax`
-  (non-negative least squares, ``O(d^4)``, the slow part that the walk replaces, then
-  a cutting-plane linear program).
+* **Proposal by positive weights and Carathéodory's reduction**
+  (:func:`caratheodory_supports`). The candidates are the rows that beat ``i`` where
+  the screen looked for a witness, the ``d + 1`` rows furthest in ``i``'s whitened
+  direction and a sample of ``3 (d + 1)`` rows drawn from a generator seeded with the
+  cluster's first label (so the proposal depends on the head and the task only), in
+  whitened coordinates (:func:`whitened`). A point near the centroid of a head whose
+  rows form a Gaussian-like cloud lies in the hull of such a sample: the hull of
+  ``m`` Gaussian points in ``R^d`` contains a ball of radius about
+  ``sqrt(2 log(m / d))`` in whitened coordinates (Donoho & Tanner 2010). First
+  strictly positive weights on all candidates (:func:`positive_weights`: minimum norm,
+  else maximum entropy), then Carathéodory's reduction to ``d + 1`` of them
+  (:func:`caratheodory_basis`: move along a null vector until a weight reaches zero,
+  one candidate at a time, in batches of matrix products), ``O(d^2 m)`` in all: about
+  2 CPU seconds at ``d = 768``.
+* **Second proposal by a simplex walk** (:func:`simplex_walk`), up to ``d =
+  WALK_MAX_DIMENSION``, for the labels the first proposal did not place: from the
+  centroid of ``d + 1`` candidates straight to ``z_i``, exchanging one vertex whenever
+  the segment leaves the current simplex (``O(d m)`` per exchange, about ``1.4 d``
+  exchanges at ``d = 256``; at ``d = 768`` it gave up on most labels). A label neither
+  places is left to the per-label methods of :mod:`verify.analyze.argmax`
+  (non-negative least squares, ``O(d^4)``, then a cutting-plane linear program).
 * **Exact solve** by Dixon's ``p``-adic lifting (python-flint's ``fmpq_mat.solve``):
   ``Y`` and ``D > 0`` with ``M_S Y = D (z_i, 1)``, checked exactly by one integer
   matrix product, so ``lambda = Y / D``; the weights are accepted iff every
@@ -34,9 +42,9 @@ proposal of ``S`` and one exact solve:
   subsystem is chosen by float QR with column pivoting and the check covers all
   ``d + 1`` equations.
 * **Near-duplicate clusters** (rows within a relative ``2^-12`` of each other, as in
-  :mod:`verify.analyze.clusters`, found by :func:`clusters`) are one task: the walk
-  visits the members in turn, each starting where the previous one ended (a few
-  exchanges), and members that end on the same simplex are solved together, as
+  :mod:`verify.analyze.clusters`, found by :func:`clusters`) are one task: each member
+  first tries the previous member's simplex (the walk: starts where the previous one
+  ended), and members that end on the same simplex are solved together, as
   right-hand sides of one solve.
 
 Nothing is trusted that was not checked exactly: the weights ``Y / D`` satisfy the
@@ -45,9 +53,9 @@ system exactly and their signs are read off exact integers, which is what
 again. The certificates have the form the checker already reads (convex weights on at
 most ``d + 1`` labels).
 
-Cost (measured in docs/analyze.md): at ``d = 512`` about 0.5 s for the walk and 1.3 s
-for the exact solve per label; the non-negative least squares proposal it replaces took
-6-7 s at ``d = 512`` and minutes at ``d = 768``.
+Cost (measured in docs/analyze.md, CPU seconds per label): the proposal about 2 s and
+the exact solve about 4 s at ``d = 768``; the non-negative least squares proposal it
+replaces took 6-7 s at ``d = 512`` and minutes at ``d = 768``.
 
 Example
 -------
@@ -68,12 +76,17 @@ from threadpoolctl import threadpool_limits
 
 from verify.analyze.clusters import NEAR_RELATIVE
 
-__all__ = ["clusters", "exact_weights", "interior_certificates", "simplex_walk"]
+__all__ = ["caratheodory_basis", "caratheodory_supports", "clusters", "exact_weights",
+           "interior_certificates", "positive_weights", "simplex_walk", "whitened"]
 
 #: Rows sampled per dimension for the proposal.
 SAMPLE_PER_DIMENSION = 3
 #: Pivots of :func:`simplex_walk` per dimension before it gives up.
 WALK_PIVOTS = 4
+#: Dimensions up to which the simplex walk is tried for the labels that Carathéodory's
+#: reduction does not place (at d = 768 it gave up on most planted labels after
+#: 11-14 s each, so there it would only delay the per-label methods).
+WALK_MAX_DIMENSION = 512
 #: Relative distance below which two rows count as near-duplicates: the same notion as
 #: the witnesses of near-duplicate rows (:mod:`verify.analyze.clusters`).
 NEAR_DUPLICATE = NEAR_RELATIVE
@@ -158,6 +171,207 @@ def simplex_walk(P: np.ndarray, targets: Sequence[np.ndarray], max_pivots: int):
     return out + [None] * (len(targets) - len(out))
 
 
+# --- the proposal by positive weights and Caratheodory's reduction ------------------------
+
+#: Columns eliminated per batch of :func:`caratheodory_basis` (one BLAS-3 product each).
+REDUCTION_BATCH = 64
+#: Batches between fresh inverses of the basis (against the drift of the updates).
+REDUCTION_REFRESH = 16
+#: Newton steps of the maximum-entropy fit before :func:`positive_weights` gives up.
+ENTROPY_STEPS = 40
+
+
+def whitened(head, labels) -> np.ndarray:
+    """Columns ``(L^T (f_k - mu), 1)`` for ``k`` in ``labels``, ``L L^T = C^{-1}``: the
+    affine map that makes the rows' covariance the identity (convex weights are
+    invariant under affine maps, so they may be sought in these coordinates)."""
+    metric = head.mahalanobis()
+    try:
+        L = np.linalg.cholesky(metric.precision)
+    except np.linalg.LinAlgError:
+        L = np.eye(head.d)
+    Y = L.T @ (head.F[list(labels)] - metric.mean).T
+    return np.vstack([Y, np.ones((1, Y.shape[1]))])
+
+
+def positive_weights(A: np.ndarray, t: np.ndarray, gram=None) -> np.ndarray | None:
+    r"""Float weights ``lambda > 0`` with ``A lambda ~ t`` (the last row of ``A`` and of
+    ``t`` all ones), or None.
+
+    First the minimum-norm solution ``lambda = A^T (A A^T)^{-1} t``; in whitened
+    coordinates, for a target near the centroid of many candidates, it is close to
+    the uniform weights ``1/m`` and usually positive. Otherwise the maximum-entropy
+    weights ``lambda_k \propto exp(theta . a_k)``: ``theta`` minimises the convex
+    function ``log sum_k exp(theta . a_k) - theta . y`` (``a_k``, ``y`` without the row
+    of ones), whose gradient is the weighted mean minus ``y`` and whose Hessian is the
+    weighted covariance; Newton's method with a backtracking line search. The
+    minimum exists iff ``y`` is interior to the hull of the ``a_k``. Floats only: the
+    weights merely propose a support. ``gram`` is ``A A^T`` if already computed.
+    """
+    N, m = A.shape
+    if m < N:
+        return None
+    try:
+        lam = A.T @ np.linalg.solve(A @ A.T if gram is None else gram, t)
+    except np.linalg.LinAlgError:
+        return None
+    if lam.min() > 0:
+        return lam
+    Y, y = A[:-1], t[:-1]
+    scale = max(float(np.abs(Y).max()), 1e-300)
+    Y, y = Y / scale, y / scale  # theta then lives on the scale of 1
+
+    def objective(theta):
+        s = theta @ Y
+        top = float(s.max())
+        return top + np.log(np.exp(s - top).sum()) - float(theta @ y)
+
+    theta = np.zeros(N - 1)
+    value = objective(theta)
+    for _ in range(ENTROPY_STEPS):
+        s = theta @ Y
+        p = np.exp(s - s.max())
+        p /= p.sum()
+        mean = Y @ p
+        gradient = mean - y
+        if float(np.abs(gradient).max()) < 1e-12:
+            break
+        hessian = (Y * p) @ Y.T - np.outer(mean, mean)
+        try:
+            step = np.linalg.solve(hessian + 1e-14 * np.eye(N - 1), gradient)
+        except np.linalg.LinAlgError:
+            return None
+        size = 1.0
+        while size > 1e-8:
+            trial = objective(theta - size * step)
+            if trial <= value - 1e-4 * size * float(gradient @ step):
+                break
+            size /= 2
+        else:
+            break
+        theta, value = theta - size * step, trial
+    s = theta @ Y
+    p = np.exp(s - s.max())
+    p /= p.sum()
+    # Not converged (the target outside the candidates' hull, or on its boundary):
+    # the weights must reproduce the target.
+    if not (p.min() > 0 and float(np.abs(Y @ p - y).max()) < 1e-9):
+        return None
+    return p
+
+
+def caratheodory_basis(A: np.ndarray, t: np.ndarray, lam: np.ndarray):
+    r"""Carathéodory's reduction of positive weights ``lam`` (``A lam ~ t``) to a basis.
+
+    Returns ``N`` column indices ``S`` of ``A`` (``N x m``, rank ``N``) with float
+    weights ``A_S^{-1} t >= 0``, or None. The first ``N`` columns start as the basis
+    ``B``; every other column ``j`` is eliminated in turn along the null vector
+    ``a_j - B tau`` (``tau = B^{-1} a_j``): ``lambda_j`` decreases by ``s`` and the
+    basic weights change by ``s tau``, keeping ``A lambda`` fixed, until ``lambda_j``
+    reaches zero (``j`` is dropped) or a basic weight does (that column is dropped and
+    ``j`` takes its place in ``B``). All weights stay non-negative throughout.
+
+    The columns go in batches of ``REDUCTION_BATCH``: ``B^{-1} A_J`` by one product,
+    the exchanges inside the batch by rank-one updates of that small tableau, and the
+    exchanges composed into ``B^{-1} <- B^{-1} - X B^{-1}_R`` (``R`` the rows
+    exchanged; product form of the inverse), so the cost is ``O(N^2 m)`` in matrix
+    products. The inverse is recomputed every ``REDUCTION_REFRESH`` batches and the
+    basic weights with it, from ``B^{-1} (t - A_{rest} lambda_{rest})`` (the columns
+    not yet eliminated keep their weights).
+    """
+    N, m = A.shape
+    if m < N:
+        return None
+    basis = np.arange(N)
+    try:
+        Binv = np.linalg.inv(A[:, basis])
+    except np.linalg.LinAlgError:
+        return None
+    lam = np.asarray(lam, dtype=np.float64).copy()
+    lamB = lam[:N].copy()
+    for batch_number, lo in enumerate(range(N, m, REDUCTION_BATCH)):
+        J = np.arange(lo, min(m, lo + REDUCTION_BATCH))
+        if batch_number % REDUCTION_REFRESH == REDUCTION_REFRESH - 1:
+            try:
+                Binv = np.linalg.inv(A[:, basis])
+            except np.linalg.LinAlgError:
+                return None
+            lamB = Binv @ (t - A[:, lo:] @ lam[lo:])
+            if lamB.min() < -1e-9 * float(np.abs(lamB).max()):
+                return None  # drifted: give up (floats only propose)
+            np.maximum(lamB, 0.0, out=lamB)
+        T = Binv @ A[:, J]
+        rows: list[int] = []          # the rows of B^{-1} exchanged in this batch
+        X = np.zeros((N, len(J)))     # product form: B^{-1}_new = B^{-1} - X B^{-1}[rows]
+        for c, j in enumerate(J):
+            tau = T[:, c]
+            weight = lam[j]
+            falling = tau < 0
+            if falling.any():
+                ratios = lamB[falling] / -tau[falling]
+                r_local = int(np.argmin(ratios))
+                step = float(ratios[r_local])
+            else:
+                step = np.inf
+            if step >= weight:  # lambda_j reaches zero first: drop column j
+                lamB += weight * tau
+                continue
+            r = int(np.flatnonzero(falling)[r_local])
+            lamB += step * tau
+            lamB[r] = weight - step
+            # Pivot: column j replaces basic r (tableau rows of this batch, and the
+            # eta u = (tau - e_r) / tau_r composed into X).
+            u = tau / tau[r]
+            u[r] -= 1.0 / tau[r]
+            u = u.copy()
+            pivot_row = T[r, c + 1:].copy()
+            T[:, c + 1:] -= np.outer(tau * (1.0 / tau[r]), pivot_row)
+            T[r, c + 1:] = pivot_row / tau[r]
+            if rows:
+                X[:, :len(rows)] -= np.outer(u, X[r, :len(rows)])
+            if r in rows:
+                X[:, rows.index(r)] += u
+            else:
+                X[:, len(rows)] = u
+                rows.append(r)
+            basis[r] = j
+        if rows:
+            Binv = Binv - X[:, :len(rows)] @ Binv[rows]
+    try:
+        weights = np.linalg.solve(A[:, basis], t)
+    except np.linalg.LinAlgError:
+        return None
+    if not weights.min() >= -1e-12 * float(np.abs(weights).max()):
+        return None
+    return basis.tolist()
+
+
+def caratheodory_supports(A: np.ndarray, targets: np.ndarray) -> list:
+    """Float proposal of a basis of columns of ``A`` (whitened, see :func:`whitened`)
+    for each column of ``targets``: :func:`positive_weights` then
+    :func:`caratheodory_basis`; a target whose weights on the previous target's basis
+    are already non-negative (a near-duplicate row) keeps that basis. One entry per
+    target: column indices or None."""
+    out: list = []
+    last = None
+    gram = A @ A.T  # shared by the targets (one product of O(N^2 m))
+    for c in range(targets.shape[1]):
+        t = targets[:, c]
+        if last is not None:
+            try:
+                if np.linalg.solve(A[:, last], t).min() >= 0:
+                    out.append(last)
+                    continue
+            except np.linalg.LinAlgError:
+                pass
+        lam = positive_weights(A, t, gram)
+        basis = caratheodory_basis(A, t, lam) if lam is not None else None
+        out.append(basis)
+        if basis is not None:
+            last = basis
+    return out
+
+
 def _square_rows(M: np.ndarray) -> np.ndarray | None:
     """Indices of ``M.shape[1]`` rows of the tall float matrix ``M`` that are (by float
     QR with column pivoting of ``M^T``) linearly independent; None if ``M`` is wide."""
@@ -239,8 +453,10 @@ def _near_duplicate(head, i: int, k: int) -> bool:
 def certify_cluster(head, task) -> dict:
     """Convex weights for one cluster: ``task = (labels, rivals of the first label)``.
 
-    The supports come from :func:`simplex_walk` over :func:`_pool` (all labels of the
-    cluster in turn), labels with the same support are solved together by
+    The supports are proposed over the candidates of :func:`_pool` by
+    :func:`caratheodory_supports` (all labels of the cluster in turn), and for the
+    labels whose exact weights on that support fail, up to ``d = WALK_MAX_DIMENSION``,
+    by :func:`simplex_walk`; labels with the same support are solved together by
     :func:`exact_weights`. Returns ``{label: (support, Y, D)}`` for the labels certified
     (a task of :class:`verify.analyze.parallel.Workers`); the others are left to the
     per-label methods.
@@ -250,20 +466,32 @@ def certify_cluster(head, task) -> dict:
     out: dict = {}
     if pool.size < head.d + 1:
         return out
-    P = np.vstack([head.F[pool].T, np.ones((1, pool.size))])
-    targets = [np.append(head.F[i], 1.0) for i in labels]
     # Matrix-vector sized products: BLAS threads only contend on a shared machine.
     with threadpool_limits(limits=1, user_api="blas"):
-        walks = simplex_walk(P, targets, max_pivots=WALK_PIVOTS * (head.d + 1))
+        proposals = caratheodory_supports(whitened(head, pool), whitened(head, labels))
+    _solve_supports(head, pool, labels, proposals, out)
+    left = [i for i in labels if i not in out]
+    if left and head.d <= WALK_MAX_DIMENSION:
+        P = np.vstack([head.F[pool].T, np.ones((1, pool.size))])
+        targets = [np.append(head.F[i], 1.0) for i in left]
+        with threadpool_limits(limits=1, user_api="blas"):
+            walks = simplex_walk(P, targets, max_pivots=WALK_PIVOTS * (head.d + 1))
+        _solve_supports(head, pool, left, walks, out)
+    return out
+
+
+def _solve_supports(head, pool, labels, proposals, out: dict) -> None:
+    """Exact weights (:func:`exact_weights`) of each label on its proposed basis
+    (positions in ``pool``, or None); labels with the same support are solved
+    together. Adds ``{label: (support, Y, D)}`` to ``out`` for those certified."""
     by_support: dict = {}
-    for i, basis in zip(labels, walks):
+    for i, basis in zip(labels, proposals):
         if basis is not None:
             by_support.setdefault(tuple(sorted(int(pool[b]) for b in basis)), []).append(i)
     for support, members in by_support.items():
         for i, found in zip(members, exact_weights(head, members, support)):
             if found is not None:
                 out[i] = (support, *found)
-    return out
 
 
 def interior_certificates(head, tasks, workers=None) -> dict:
