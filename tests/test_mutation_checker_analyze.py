@@ -1513,3 +1513,8 @@ def test_python_is_python_for_every_size(square, monkeypatch):
     monkeypatch.setattr(checker, "NUMPY_MIN_ENTRIES", 1)
     assert type(checker.choose_backend(ev, "python")) is checker.PythonArithmetic
     assert type(checker.choose_backend(ev, "auto")) is checker.NumpyArithmetic
+
+
+def test_load_archive_reads_the_archive(square):
+    path = square.path()
+    assert checker.load_archive(path).manifest == checker.Archive(path).manifest
