@@ -96,7 +96,8 @@ def _pool(head, lead: int, rivals: Sequence[int], skip: Sequence[int]) -> np.nda
     """Candidate labels for the walk, never ``lead`` or a label in ``skip``: ``rivals``,
     the ``d + 1`` rows furthest in the direction of ``lead`` seen from the centroid in
     the whitened metric (they extend the candidates' hull towards ``z_lead``), and a
-    sample of ``3 (d + 1)`` rows from a generator seeded with ``lead`` (first)."""
+    sample of ``3 (d + 1)`` rows from a generator seeded with ``lead`` (first); of
+    equal float rows only the first."""
     excluded = set(skip) | {lead}
     others = np.array([k for k in range(head.n) if k not in excluded], dtype=np.intp)
     size = min(len(others), SAMPLE_PER_DIMENSION * (head.d + 1))
@@ -105,9 +106,13 @@ def _pool(head, lead: int, rivals: Sequence[int], skip: Sequence[int]) -> np.nda
     scores = head.F[others] @ direction
     far = others[np.argsort(-scores, kind="stable")[: head.d + 1]]
     # The sample first: the walk starts from the first d + 1 (random, well spread).
-    return np.array(list(dict.fromkeys(others[sample].tolist() + sorted(far.tolist())
+    pool = np.array(list(dict.fromkeys(others[sample].tolist() + sorted(far.tolist())
                                        + [int(k) for k in rivals if k not in excluded])),
                     dtype=np.intp)
+    # One label per distinct float row: equal rows (exact copies are common in real
+    # heads) would make the starting simplex singular and add nothing to the hull.
+    _, first = np.unique(head.F[pool], axis=0, return_index=True)
+    return pool[np.sort(first)]
 
 
 def simplex_walk(P: np.ndarray, targets: Sequence[np.ndarray], max_pivots: int):
