@@ -175,6 +175,24 @@ def test_wrong_proposals_are_rejected_by_the_exact_check(monkeypatch):
         assert exact_weights(head, [v], sorted(support[1:] + [v])) == [None]
 
 
+def test_equal_rows_among_the_candidates_do_not_stop_the_reduction(monkeypatch):
+    # Every row four times, in a row: the sample's first d + 1 candidates would hold
+    # equal rows (a singular starting simplex) if the pool kept them.
+    rng = np.random.default_rng(5)
+    d = 5
+    base = rng.standard_normal((60, d)).astype(np.float32)
+    base[0] = base[1:].mean(axis=0)  # near the centroid: inside
+    W = np.repeat(base, 4, axis=0)
+    W = np.vstack([W[:1], W[4:]])  # label 0 alone (its copies would be its support)
+    head = make_head(W)
+    pool = interior_module._pool(head, 0, (), [0])
+    assert len({tuple(head.F[k]) for k in pool}) == pool.size
+    monkeypatch.setattr(interior_module, "WALK_MAX_DIMENSION", 0)  # Carathéodory alone
+    certs = interior_certificates(head, [(0, None, ())])
+    support, Y, D = certs[0]
+    assert is_argmax_certificate(head.rows, 0, list(zip(support, Y)))
+
+
 def test_interior_certificates_are_the_same_for_any_number_of_jobs():
     from verify.analyze.parallel import Workers
 

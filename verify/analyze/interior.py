@@ -96,7 +96,8 @@ def _pool(head, lead: int, rivals: Sequence[int], skip: Sequence[int]) -> np.nda
     """Candidate labels for the walk, never ``lead`` or a label in ``skip``: ``rivals``,
     the ``d + 1`` rows furthest in the direction of ``lead`` seen from the centroid in
     the whitened metric (they extend the candidates' hull towards ``z_lead``), and a
-    sample of ``3 (d + 1)`` rows from a generator seeded with ``lead`` (first)."""
+    sample of ``3 (d + 1)`` rows from a generator seeded with ``lead`` (first); of
+    equal float rows only the first."""
     excluded = set(skip) | {lead}
     others = np.array([k for k in range(head.n) if k not in excluded], dtype=np.intp)
     size = min(len(others), SAMPLE_PER_DIMENSION * (head.d + 1))
@@ -105,9 +106,13 @@ def _pool(head, lead: int, rivals: Sequence[int], skip: Sequence[int]) -> np.nda
     scores = head.F[others] @ direction
     far = others[np.argsort(-scores, kind="stable")[: head.d + 1]]
     # The sample first: the walk starts from the first d + 1 (random, well spread).
-    return np.array(list(dict.fromkeys(others[sample].tolist() + sorted(far.tolist())
+    pool = np.array(list(dict.fromkeys(others[sample].tolist() + sorted(far.tolist())
                                        + [int(k) for k in rivals if k not in excluded])),
                     dtype=np.intp)
+    # One label per distinct float row: equal rows (exact copies are common in real
+    # heads) would make the starting simplex singular and add nothing to the hull.
+    _, first = np.unique(head.F[pool], axis=0, return_index=True)
+    return pool[np.sort(first)]
 
 
 def simplex_walk(P: np.ndarray, targets: Sequence[np.ndarray], max_pivots: int):
@@ -199,8 +204,9 @@ def positive_weights(A: np.ndarray, t: np.ndarray, gram=None) -> np.ndarray | No
     ``t`` all ones), or None.
 
     First the minimum-norm solution ``lambda = A^T (A A^T)^{-1} t``; in whitened
-    coordinates, for a target near the centroid of many candidates, it is close to
-    the uniform weights ``1/m`` and usually positive. Otherwise the maximum-entropy
+    coordinates, for a target near the centroid of many Gaussian candidates, it is
+    close to the uniform weights ``1/m`` and often positive (on the candidates of the
+    benchmark head at ``d = 768`` it never was: the fit below did the work). Otherwise the maximum-entropy
     weights ``lambda_k \propto exp(theta . a_k)``: ``theta`` minimises the convex
     function ``log sum_k exp(theta . a_k) - theta . y`` (``a_k``, ``y`` without the row
     of ones), whose gradient is the weighted mean minus ``y`` and whose Hessian is the
