@@ -1518,3 +1518,63 @@ def test_python_is_python_for_every_size(square, monkeypatch):
 def test_load_archive_reads_the_archive(square):
     path = square.path()
     assert checker.load_archive(path).manifest == checker.Archive(path).manifest
+
+
+# --- the numpy arithmetic's own copy of the head ----------------------------------------------
+
+def test_the_float_copy_covers_every_block_of_rows():
+    """More rows than two blocks of the float copy (2^14 rows each): every row is
+    copied, and a rival beyond the first blocks still beats a false witness."""
+    n = (1 << 15) + 3
+    Z = [[0, 1] for _ in range(n)]
+    Z[0], Z[-1] = [1, 0], [5, 0]
+    python, numpy = arithmetics(Z)
+    assert numpy.F.shape == (n, 2)
+    assert numpy.F[:, 0].tolist() == [float(z[0]) for z in Z]
+    assert numpy.F[:, 1].tolist() == [float(z[1]) for z in Z]
+    assert numpy.N.tolist() == [float(max(map(abs, z))) for z in Z]  # one non-zero entry
+    # x = (1, 0): label 0 scores 1, the last label 5; x = (1, -1) makes label 0 win.
+    for arith in (python, numpy):
+        assert arith.first_failure(int_array([[1, 0]], (1, 2), "int64", "P"), [0]) == (0, n - 1)
+        assert arith.first_failure(int_array([[1, -1]], (1, 2), "int64", "P"), [n - 1]) is None
+
+
+def test_the_numpy_arithmetic_keeps_a_bias_near_two_to_the_62_exactly():
+    Z = [[1, 0], [0, 1]]
+    bias = [(1 << 62) + 1, -(1 << 62) - 3]
+    python, numpy = arithmetics(Z, bias)
+    for k in range(2):
+        assert numpy._row(k) == Z[k] + [bias[k]] == python.H[k]
+        assert all(type(v) is int for v in numpy._row(k))
+
+
+def test_the_numpy_arithmetic_refuses_what_int64_cannot_hold():
+    """The guards that send such heads to Python integers (choose_backend) say why."""
+    ev = type("Ev", (), {})()
+    ev.n, ev.d, ev.beta = 2, 1, None
+    ev.Z = int_array([[1 << 70], [1]], (2, 1), "limbs", "Z")
+    with pytest.raises(ValueError, match=r"^Z is not int64$"):
+        checker.NumpyArithmetic(ev, np)
+    assert type(checker.choose_backend(ev, "numpy")) is checker.PythonArithmetic
+    ev.Z, ev.beta = int_array([[1], [2]], (2, 1), "int64", "Z"), [0, -(1 << 63)]
+    with pytest.raises(ValueError, match=r"^bias beyond int64$"):
+        checker.NumpyArithmetic(ev, np)
+    assert type(checker.choose_backend(ev, "numpy")) is checker.PythonArithmetic
+
+
+def test_check_archive_defaults_to_the_automatic_backend(square):
+    archive = checker.Archive(square.path())
+    assert checker.check_archive(archive) == checker.check_archive(archive, "auto")
+
+
+def test_completeness_is_counted_in_pairs_of_labels(biased):
+    """``C(n, 2)`` pairs (the square head has n = 5, where C(5, 2) = C(5, 3))."""
+    m, a = biased.manifest, biased.arrays
+    n = len(a["Z"])
+    total = n * (n - 1) // 2
+    decided = len(a["tie_pairs"]) + len(a["non_tie_pairs"])
+    assert n != 5 and m["assertion"]["complete"] == (decided == total)
+    flipped = not m["assertion"]["complete"]
+    assert biased.forge(None, _set("assertion", "complete", flipped)) == (
+        "INVALID", f"assertion.complete is {str(flipped).lower()}, but {decided} of "
+                   f"{total} pairs are decided")
