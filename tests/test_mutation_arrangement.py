@@ -1,0 +1,169 @@
+"""Cross-checks of the pattern engine (``verify/arrangement/``) written to kill mutants.
+
+Each test compares a module with a method that does not share its code: the rankings
+with a given label first against one exact LP per ordering of the labels, Gordan
+multipliers against their definition, compound matrices and their overflow bound
+against determinants computed by FLINT, and so on. The matrices are small and seeded, so
+every test takes well under a second.
+"""
+
+import random
+from itertools import permutations
+
+import numpy as np
+import pytest
+from flint import fmpq, fmpz_mat
+
+from verify.arrangement.compound import compound_matrices, hadamard_bound, maximal_minors
+from verify.arrangement.first_label import never_first, top_label_rankings
+from verify.arrangement.oriented_matroid import colex_combinations
+from verify.lp.evidence import Witness
+from verify.lp.feasibility import strict_feasibility
+from verify.lp.field_simplex import strict_feasibility_over
+from verify.numbers.sqrt_sum import SqrtSum
+
+SQRT2 = SqrtSum.sqrt(2)
+
+
+def _random_head(seed, n=4, d=2, low=-3, high=3):
+    """Distinct rows: with two equal rows no ranking is strict, though a third label
+    can still be first."""
+    rng = random.Random(seed)
+    while True:
+        W = [[rng.randint(low, high) for _ in range(d)] for _ in range(n)]
+        if len(set(map(tuple, W))) == n:
+            return W
+
+
+def _orders_by_lp(W, label, feasible):
+    """The orderings of the labels with ``label`` first that some input realises: one
+    exact LP ``(w_a - w_b) . x > 0`` for consecutive ``a, b`` per ordering."""
+    found = set()
+    for order in permutations(range(len(W))):
+        if order[0] != label:
+            continue
+        rows = [[a - b for a, b in zip(W[order[p]], W[order[p + 1]])]
+                for p in range(len(W) - 1)]
+        if isinstance(feasible(rows), Witness):
+            found.add(order)
+    return found
+
+
+def _logits_in_order(W, x, order, zero):
+    logits = [sum((a * b for a, b in zip(row, x)), zero) for row in W]
+    return all(logits[order[p]] - logits[order[p + 1]] > 0 for p in range(len(order) - 1))
+
+
+def _check_gordan(W, label, certificate, zero):
+    """``y_k >= 0`` (listed ones > 0), not all zero, ``sum y_k (w_label - w_k) = 0``,
+    indices over the rows ``k != label`` in order."""
+    others = [k for k in range(len(W)) if k != label]
+    assert certificate.multipliers
+    total = [zero] * len(W[0])
+    indices = [i for i, _ in certificate.multipliers]
+    assert indices == sorted(set(indices))
+    for i, y in certificate.multipliers:
+        assert 0 <= i < len(others) and y > 0
+        k = others[i]
+        total = [t + y * (a - b) for t, a, b in zip(total, W[label], W[k])]
+    assert all(t == 0 for t in total)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rankings_with_a_label_first_are_the_orders_an_lp_realises(seed):
+    W = _random_head(seed)
+    for label in range(len(W)):
+        listed = top_label_rankings(W, label)
+        assert {r for r, _ in listed} == _orders_by_lp(W, label, strict_feasibility)
+        assert len(listed) == len({r for r, _ in listed})
+        for order, x in listed:
+            assert _logits_in_order(W, [fmpq(a) for a in x], order, fmpq(0))
+        certificate = never_first(W, label)
+        assert (certificate is None) == bool(listed)
+        if certificate is not None:
+            _check_gordan([[fmpq(a) for a in row] for row in W], label, certificate, fmpq(0))
+
+
+def test_a_label_inside_the_hull_is_never_first_and_the_others_are():
+    W = [[1, 0], [0, 1], [-1, -1], [0, 0]]
+    for label in range(3):
+        assert never_first(W, label) is None
+        assert top_label_rankings(W, label)
+    assert top_label_rankings(W, 3) == []
+    _check_gordan([[fmpq(a) for a in row] for row in W], 3, never_first(W, 3), fmpq(0))
+
+
+def _field_head(seed):
+    """A head with entries ``a + b sqrt(2)`` (small integers a, b; some b non-zero)."""
+    rng = random.Random(seed)
+    W = [[SqrtSum(rng.randint(-2, 2)) + rng.randint(-1, 1) * SQRT2 for _ in range(2)]
+         for _ in range(4)]
+    W[0][0] = W[0][0] + SQRT2
+    return W
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_field_rankings_with_a_label_first_are_the_orders_the_field_simplex_realises(seed):
+    W = _field_head(seed)
+    one = SqrtSum(1)
+    for label in range(len(W)):
+        listed = top_label_rankings(W, label)
+        expected = _orders_by_lp(W, label, lambda rows: strict_feasibility_over(rows, one))
+        assert {r for r, _ in listed} == expected
+        for order, x in listed:
+            assert _logits_in_order(W, x, order, SqrtSum(0))
+        certificate = never_first(W, label)
+        assert (certificate is None) == bool(listed)
+        if certificate is not None:
+            _check_gordan(W, label, certificate, SqrtSum(0))
+
+
+def test_a_field_label_inside_the_hull_gets_field_multipliers():
+    W = [[SQRT2, SqrtSum(0)], [SqrtSum(0), SQRT2], [-SQRT2, -SQRT2 - 1], [SqrtSum(0)] * 2]
+    assert top_label_rankings(W, 3) == []
+    certificate = never_first(W, 3)
+    _check_gordan(W, 3, certificate, SqrtSum(0))
+    assert any(not SqrtSum(y).is_rational() for _, y in certificate.multipliers)
+
+
+# -- compound matrices -----------------------------------------------------------------
+
+
+def _hadamard_matrix(k):
+    H = np.array([[1]])
+    while len(H) < k:
+        H = np.block([[H, H], [H, -H]])
+    return H
+
+
+@pytest.mark.parametrize("k", [1, 2, 4, 8])
+@pytest.mark.parametrize("B", [1, 3, 1000])
+def test_the_hadamard_bound_holds_where_hadamard_matrices_attain_it(k, B):
+    det = abs(fmpz_mat((B * _hadamard_matrix(k)).tolist()).det())
+    assert det == k ** (k // 2) * B ** k      # Hadamard's bound, attained
+    assert hadamard_bound(k, B) >= det
+    # and it is not a wild overestimate: within the rounding of sqrt(k) B up to an integer
+    assert hadamard_bound(k, B) <= (B * k + 1) ** k
+
+
+def _minors_by_flint(M, k):
+    K, r = len(M), len(M[0])
+    from itertools import combinations
+
+    return [[int(fmpz_mat([[M[a][b] for b in J] for a in I]).det())
+             for J in combinations(range(r), k)] for I in colex_combinations(K, k)]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_compound_matrices_near_the_int64_limit_are_exact(seed):
+    """Entries chosen so that the largest minors lie around 2^62: whichever arithmetic
+    the bound picks, every minor must equal FLINT's determinant."""
+    rng = random.Random(seed)
+    for r, B in [(3, 2 ** 20), (3, 2 ** 21 - 1), (4, 2 ** 15), (4, 2 ** 16), (2, 2 ** 31)]:
+        M = [[rng.choice([-1, 1]) * rng.randint(B // 2, B) for _ in range(r)]
+             for _ in range(r + 2)]
+        C = compound_matrices(np.array(M, dtype=object), r)
+        for k in range(1, r + 1):
+            assert C[k - 1].tolist() == _minors_by_flint(M, k)
+        assert maximal_minors(np.array(M, dtype=object)).tolist() == [
+            row[0] for row in _minors_by_flint(M, r)]
