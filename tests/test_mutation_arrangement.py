@@ -14,9 +14,12 @@ import numpy as np
 import pytest
 from flint import fmpq, fmpz_mat
 
+from reference import brute_force_sign_pattern
+
 from verify.arrangement.compound import compound_matrices, hadamard_bound, maximal_minors
 from verify.arrangement.first_label import never_first, top_label_rankings
 from verify.arrangement.oriented_matroid import colex_combinations
+from verify.arrangement.sign_pattern import Cell, preview, sign_pattern
 from verify.lp.evidence import Witness
 from verify.lp.feasibility import strict_feasibility
 from verify.lp.field_simplex import strict_feasibility_over
@@ -167,3 +170,72 @@ def test_compound_matrices_near_the_int64_limit_are_exact(seed):
             assert C[k - 1].tolist() == _minors_by_flint(M, k)
         assert maximal_minors(np.array(M, dtype=object)).tolist() == [
             row[0] for row in _minors_by_flint(M, r)]
+
+
+# -- sign_pattern: the parts read by the command line and by people ----------------------
+
+
+def _sign_of_product(M, z):
+    return "".join("+" if v > 0 else "-" if v < 0 else "0"
+                   for v in (sum((fmpq(a) * b for a, b in zip(row, z)), fmpq(0)) for row in M))
+
+
+@pytest.mark.parametrize("M", [
+    [[1, 0], [0, 1], [1, 1]],
+    [[2, -1, 0], [1, 1, 1], [0, 3, -1], [-4, 2, 0]],         # a row parallel to another
+    [[fmpq(1, 2), fmpq(-1, 3)], [1, 1], [0, fmpq(5, 7)]],
+])
+def test_the_json_of_a_sign_pattern_reads_back_as_witnesses_of_its_signs(M):
+    from verify.numbers.rational import parse_rational
+
+    P = sign_pattern(M)
+    data = P.to_json()
+    assert set(data) == {"kind", "n", "d", "count", "patterns", "witnesses"}
+    assert (data["kind"], data["n"], data["d"]) == ("sign", len(M), len(M[0]))
+    assert data["count"] == len(data["patterns"]) == len(data["witnesses"]) == P.count > 0
+    assert data["patterns"] == sorted(set(data["patterns"]))
+    assert set(data["patterns"]) == brute_force_sign_pattern(M)
+    for signs, witness in zip(data["patterns"], data["witnesses"]):
+        assert _sign_of_product(M, [parse_rational(a) for a in witness]) == signs
+
+
+def test_the_repr_of_a_sign_pattern_states_its_shape_rank_and_cells():
+    P = sign_pattern([[1, 0, 0], [0, 1, 0], [1, 1, 0], [2, 2, 0]])
+    text = repr(P)
+    assert text.startswith("SignPattern(4 x 3 matrix, rank 2, 3 hyperplanes, 6 cells: ")
+    assert text.endswith(preview(P.patterns) + ")")
+
+
+@pytest.mark.parametrize("length", range(8))
+@pytest.mark.parametrize("shown", [1, 4])
+def test_preview_shows_the_first_items_and_marks_the_rest(length, shown):
+    items = [f"x{i}" for i in range(length)]
+    parts = preview(items, shown).split(", ") if length else []
+    assert parts[:shown] == items[:shown]
+    assert parts[shown:] == (["..."] if length > shown else [])
+    if shown == 4:
+        assert preview(items) == preview(items, 4)
+
+
+def test_cell_lists_equal_the_cells_they_hold_and_nothing_else():
+    P = sign_pattern([[1, 0], [0, 1], [1, 1]])
+    cells = list(P.cells)
+    assert P.cells == cells and P.cells == tuple(cells)
+    assert not P.cells == cells[:-1]
+    changed = cells[:-1] + [Cell(signs=cells[-1].signs, witness=cells[0].witness)]
+    assert not P.cells == changed
+    assert P.cells.__eq__(5) is NotImplemented
+    assert P.cells[1:3] == cells[1:3] and P.cells[-1] == cells[-1]
+    assert repr(P.cells) == f"CellList({len(cells)} cells)"
+
+
+@pytest.mark.parametrize("M", [
+    [[1, 2, 3], [0, 0, 0], [2, 4, 6]],
+    [[0, 0], [1, 1], [1, -1]],
+    [[0, 0, 0], [0, 0, 0]],
+    [[1, 0, 0, 0], [0, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 1]],
+])
+def test_a_zero_row_gives_no_cells_but_the_rank_of_the_matrix(M):
+    P = sign_pattern(M)
+    assert P.count == 0 and P.hyperplanes == 0 and len(P.warnings) == 1
+    assert P.rank == fmpz_mat(M).rank()
