@@ -239,3 +239,58 @@ def test_a_zero_row_gives_no_cells_but_the_rank_of_the_matrix(M):
     P = sign_pattern(M)
     assert P.count == 0 and P.hyperplanes == 0 and len(P.warnings) == 1
     assert P.rank == fmpz_mat(M).rank()
+
+
+# -- zaslavsky: the lattice of flats against all subsets ---------------------------------
+
+
+def _flats_by_subsets(H):
+    """Every closed set of rows (adding any other row raises the rank), by rank, and
+    Möbius values computed from the definition over this independent list."""
+    from itertools import combinations
+
+    K = len(H)
+
+    def rank(S):
+        return fmpz_mat([H[i] for i in S]).rank() if S else 0
+
+    closed = {}
+    for size in range(K + 1):
+        for S in combinations(range(K), size):
+            r = rank(S)
+            if all(rank(S + (g,)) > r for g in range(K) if g not in S):
+                closed[frozenset(S)] = r
+    mu = {}
+    for F in sorted(closed, key=len):
+        mu[F] = 1 if not F else -sum(mu[G] for G in mu if G < F)
+    return closed, mu
+
+
+@pytest.mark.parametrize("H", [
+    [[1, 0], [0, 1], [1, 1]],
+    [[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 0], [1, 1, 1], [1, -1, 0]],
+    [[1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1], [1, 0, 1]],
+    [[1, -1, 0, 0], [1, 0, -1, 0], [1, 0, 0, -1], [0, 1, -1, 0], [0, 1, 0, -1],
+     [0, 0, 1, -1], [1, 1, 1, 1]],
+])
+def test_flats_and_moebius_values_are_those_of_all_closed_subsets(H):
+    from verify.arrangement.zaslavsky import cell_count, flats, mobius_levels
+
+    closed, mu = _flats_by_subsets(H)
+    levels = flats(np.array(H, dtype=object))
+    r = fmpz_mat(H).rank()
+    assert len(levels) == r + 1
+    found = {}
+    for j, level in enumerate(levels):
+        for row in level:
+            found[frozenset(np.nonzero(row)[0].tolist())] = j
+    assert found == closed and sum(len(level) for level in levels) == len(closed)
+    by_level = mobius_levels(H)
+    for level, values in zip(levels, by_level):
+        assert [mu[frozenset(np.nonzero(row)[0].tolist())] for row in level] == list(values)
+    count = sum(abs(m) for m in mu.values())
+    assert cell_count(H) == count == sign_pattern(H).count
+    # The lattice is built up to max_flats flats and abandoned beyond.
+    assert cell_count(H, max_flats=len(closed)) == count
+    assert cell_count(H, max_flats=len(closed) - 1) is None
+    assert mobius_levels(H, max_flats=len(closed) - 1) is None
