@@ -39,11 +39,11 @@ def _random_head(seed, n=4, d=2, low=-3, high=3):
 
 
 def _orders_by_lp(W, label, feasible):
-    """The orderings of the labels with ``label`` first that some input realises: one
-    exact LP ``(w_a - w_b) . x > 0`` for consecutive ``a, b`` per ordering."""
+    """The orderings of the labels with ``label`` first (any, for ``None``) that some
+    input realises: one exact LP ``(w_a - w_b) . x > 0`` for consecutive ``a, b`` per ordering."""
     found = set()
     for order in permutations(range(len(W))):
-        if order[0] != label:
+        if label is not None and order[0] != label:
             continue
         rows = [[a - b for a, b in zip(W[order[p]], W[order[p + 1]])]
                 for p in range(len(W) - 1)]
@@ -294,3 +294,75 @@ def test_flats_and_moebius_values_are_those_of_all_closed_subsets(H):
     assert cell_count(H, max_flats=len(closed)) == count
     assert cell_count(H, max_flats=len(closed) - 1) is None
     assert mobius_levels(H, max_flats=len(closed) - 1) is None
+
+
+# -- ranking_pattern: orders, their sign strings, and what is reported -------------------
+
+
+@pytest.mark.parametrize("n", range(1, 6))
+def test_sign_strings_of_orders_and_only_those_are_read_as_rankings(n):
+    from itertools import product
+
+    from verify.arrangement.ranking_pattern import (
+        braid_matrix,
+        label_pairs,
+        ranking_from_signs,
+        signs_from_ranking,
+    )
+
+    orders = {}
+    for order in permutations(range(n)):
+        # the sign over the pair (i, j) is '+' iff i comes before j
+        signs = "".join("+" if order.index(i) < order.index(j) else "-"
+                        for i, j in label_pairs(n))
+        orders[signs] = order
+        assert signs_from_ranking(order) == signs_from_ranking(order, n) == signs
+    for signs in map("".join, product("+-", repeat=n * (n - 1) // 2)):
+        if signs in orders:
+            assert ranking_from_signs(signs, n) == orders[signs]
+        else:
+            with pytest.raises(ValueError, match="not a strict total order"):
+                ranking_from_signs(signs, n)
+    B = braid_matrix(n)
+    assert len(B) == n * (n - 1) // 2
+    for (i, j), row in zip(label_pairs(n), B):
+        assert row == [1 if c == i else -1 if c == j else 0 for c in range(n)]
+
+
+@pytest.mark.parametrize("affine", [False, True])
+def test_a_ranking_pattern_reports_orders_its_witnesses_realise(affine):
+    from verify.arrangement.ranking_pattern import ranking_pattern
+
+    W = [[0, 0], [3, 1], [1, 4], [-2, 2]]
+    R = ranking_pattern(W, affine=affine)
+    assert (R.n, R.d, R.affine) == (4, 2, affine)
+    assert R.count == len(R.rankings) == len(R.patterns) == len(R.cells) > 0
+    rows = [[1] + row if affine else row for row in W]
+    for order, cell in zip(R.rankings, R.cells):
+        assert len(cell.witness) == len(rows[0])
+        assert _logits_in_order(rows, cell.witness, order, fmpq(0))
+    assert set(R.rankings) == _orders_by_lp(rows, None, strict_feasibility)
+    data = R.to_json()
+    assert (data["kind"], data["n"], data["d"], data["count"]) == ("ranking", 4, 2, R.count)
+    assert data["rankings"] == [list(r) for r in R.rankings]
+    assert data["patterns"] == R.patterns
+    text = repr(R)
+    head = f"RankingPattern(4 labels, d = 2{', affine' if affine else ''}, {R.count} rankings: "
+    assert text.startswith(head)
+    assert " > ".join(map(str, R.rankings[0])) in text
+
+
+def test_equal_labels_are_named_and_one_label_has_the_single_ranking():
+    from verify.arrangement.ranking_pattern import ranking_pattern
+
+    R = ranking_pattern([[1, 2], [0, 1], [1, 2], [0, 1], [5, 5], [1, 2]])
+    assert R.count == 0 and R.rankings == []
+    assert R.warnings == R.signs.warnings
+    assert len(R.warnings) == 1
+    assert R.warnings[0].startswith(
+        "equal rows (label 0 = label 2 = label 5; label 1 = label 3): ")
+    assert ranking_pattern([[1, 2], [1, 3]]).warnings == []
+    for affine in (False, True):
+        one = ranking_pattern([[fmpq(1, 3), 2, -1]], affine=affine)
+        assert one.count == 1 and one.rankings == [(0,)] and one.patterns == [""]
+        assert one.cells[0].witness == (0,) * (4 if affine else 3)
