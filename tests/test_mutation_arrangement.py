@@ -366,3 +366,58 @@ def test_equal_labels_are_named_and_one_label_has_the_single_ranking():
         one = ranking_pattern([[fmpq(1, 3), 2, -1]], affine=affine)
         assert one.count == 1 and one.rankings == [(0,)] and one.patterns == [""]
         assert one.cells[0].witness == (0,) * (4 if affine else 3)
+
+
+# -- sign_pattern: exact integers in the witness guard, and integral witnesses ---------
+
+
+def _fibonacci_pair(bits):
+    """Consecutive Fibonacci numbers ``F_n, F_{n+1}, F_{n+2}`` with ``F_{n+1}`` of about
+    ``bits`` bits: ``F_{n+1}^2 - F_n F_{n+2} = (-1)^n``, a cancellation of two products
+    of ``2 bits`` bits down to 1."""
+    a, b, n = 0, 1, 0
+    while b.bit_length() < bits:
+        a, b, n = b, a + b, n + 1
+    return a, b, a + b, n   # F_n, F_{n+1}, F_{n+2}, n
+
+
+@pytest.mark.parametrize("bits", [26, 29, 40, 70])
+def test_the_witness_guard_decides_nearly_cancelling_signs_exactly(bits):
+    """Row ``(F_{n+1}, -F_n)`` at ``z = (F_{n+1}, F_{n+2})`` is ``(-1)^n`` exactly; in
+    floating point, or in int64 beyond 2^63, the two products do not cancel to it."""
+    from verify.arrangement.sign_pattern import _check_witnesses
+
+    f0, f1, f2, n = _fibonacci_pair(bits)
+    ints = [[f1, -f0], [1, 0]]
+    assert f1 * f1 - f0 * f2 == (-1) ** n
+    Z = np.array([[f1, f2]], dtype=object)
+    right = np.array([[(-1) ** n, 1]], dtype=np.int8)
+    _check_witnesses(ints, right, Z)
+    with pytest.raises(AssertionError, match="internal error"):
+        _check_witnesses(ints, -right, Z)
+    with pytest.raises(AssertionError, match="internal error"):
+        _check_witnesses(ints, np.array([[-(-1) ** n, 1]], dtype=np.int8), Z)
+
+
+@pytest.mark.parametrize("big", [10 ** 12, 2 ** 40 + 1, 10 ** 20])
+def test_patterns_of_matrices_with_huge_entries_are_those_of_the_brute_force(big):
+    M = [[big, 1], [1, big], [big + 1, big - 1], [big, -big + 1]]
+    P = sign_pattern(M)
+    assert set(P.patterns) == brute_force_sign_pattern(M)
+    for cell in P.cells:
+        assert _sign_of_product(M, cell.witness) == cell.signs
+
+
+def test_integral_points_are_positive_multiples_with_integer_coordinates():
+    from verify.arrangement.sign_pattern import _integral
+
+    rng = random.Random(3)
+    for _ in range(40):
+        point = [fmpq(rng.randint(-30, 30), rng.randint(1, 12)) for _ in range(rng.randint(1, 4))]
+        if not any(point):
+            continue
+        z = _integral(point)
+        assert all(isinstance(a, int) for a in z)
+        i = next(i for i, a in enumerate(point) if a)
+        factor = fmpq(z[i]) / point[i]
+        assert factor > 0 and [factor * a for a in point] == [fmpq(a) for a in z]
