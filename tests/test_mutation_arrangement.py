@@ -421,3 +421,13 @@ def test_integral_points_are_positive_multiples_with_integer_coordinates():
         i = next(i for i, a in enumerate(point) if a)
         factor = fmpq(z[i]) / point[i]
         assert factor > 0 and [factor * a for a in point] == [fmpq(a) for a in z]
+
+
+@pytest.mark.parametrize("M, warning", [
+    ([], "the matrix has no rows"),
+    ([[], []], "rows 0, 1 are zero: the sign pattern is empty"),
+    ([[0, 0]], "row 0 is zero: the sign pattern is empty"),
+])
+def test_matrices_without_rows_or_columns_have_rank_0_and_no_cells(M, warning):
+    P = sign_pattern(M)
+    assert (P.count, P.rank, P.hyperplanes, P.warnings) == (0, 0, 0, [warning])
