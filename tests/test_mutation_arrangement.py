@@ -8,6 +8,7 @@ every test takes well under a second.
 """
 
 import random
+import re
 from itertools import permutations
 
 import numpy as np
@@ -393,10 +394,17 @@ def test_the_witness_guard_decides_nearly_cancelling_signs_exactly(bits):
     Z = np.array([[f1, f2]], dtype=object)
     right = np.array([[(-1) ** n, 1]], dtype=np.int8)
     _check_witnesses(ints, right, Z)
-    with pytest.raises(AssertionError, match="internal error"):
-        _check_witnesses(ints, -right, Z)
-    with pytest.raises(AssertionError, match="internal error"):
-        _check_witnesses(ints, np.array([[-(-1) ** n, 1]], dtype=np.int8), Z)
+    for claimed in (-right, np.array([[-(-1) ** n, 1]], dtype=np.int8)):
+        stated = re.escape(f"internal error: the witness of {claimed[0].tolist()} gives "
+                           f"{right[0].tolist()}")
+        with pytest.raises(AssertionError, match=f"^{stated}$"):
+            _check_witnesses(ints, claimed, Z)
+    # of two wrong cells, the first is the one named
+    three = np.array([[f1, f2], [-f1, -f2], [f1, f2]], dtype=object)
+    claimed = np.array([right[0], right[0], -right[0]], dtype=np.int8)
+    stated = re.escape(f"of {right[0].tolist()} gives {(-right[0]).tolist()}")
+    with pytest.raises(AssertionError, match=f"{stated}$"):
+        _check_witnesses(ints, claimed, three)
 
 
 @pytest.mark.parametrize("big", [10 ** 12, 2 ** 40 + 1, 10 ** 20])
@@ -431,3 +439,16 @@ def test_integral_points_are_positive_multiples_with_integer_coordinates():
 def test_matrices_without_rows_or_columns_have_rank_0_and_no_cells(M, warning):
     P = sign_pattern(M)
     assert (P.count, P.rank, P.hyperplanes, P.warnings) == (0, 0, 0, [warning])
+
+
+def test_an_unknown_method_is_named_with_the_known_ones():
+    with pytest.raises(ValueError, match="^unknown method 'lp'; choose from cocircuits, graph$"):
+        sign_pattern([[1, 0]], method="lp")
+
+
+@pytest.mark.parametrize("big", [10 ** 30, -(2 ** 64)])
+def test_a_single_huge_entry(big):
+    P = sign_pattern([[big]])
+    assert P.patterns == ["+", "-"]
+    for cell in P.cells:
+        assert _sign_of_product([[big]], cell.witness) == cell.signs
