@@ -446,3 +446,18 @@ def test_an_unknown_method_is_named_with_the_known_ones():
     with pytest.raises(ValueError, match="^unknown method 'lp'; choose from cocircuits, graph$"):
         sign_pattern([[1, 0]], method="lp")
 
+
+
+@pytest.mark.parametrize("bits", [30, 62, 70, 100])
+@pytest.mark.parametrize("method", ["cocircuits", "graph"])
+def test_thin_cells_between_nearly_parallel_hyperplanes_have_exact_witnesses(bits, method):
+    """Rows ``(F_{n+1}, -F_n)`` and ``(F_{n+2}, -F_{n+1})`` meet at an angle of about
+    ``2^-2bits``: a witness of the cells between them has coordinates of ``bits`` bits
+    and values ``M z`` of size 1, so any rounding of it leaves the cell."""
+    f0, f1, f2, _ = _fibonacci_pair(bits)
+    M = [[f1, -f0], [f2, -f1], [1, 1]]
+    P = sign_pattern(M, method=method)
+    assert set(P.patterns) == brute_force_sign_pattern(M)
+    assert P.count == 6
+    for cell in P.cells:
+        assert _sign_of_product(M, cell.witness) == cell.signs
