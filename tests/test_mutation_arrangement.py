@@ -461,3 +461,79 @@ def test_thin_cells_between_nearly_parallel_hyperplanes_have_exact_witnesses(bit
     assert P.count == 6
     for cell in P.cells:
         assert _sign_of_product(M, cell.witness) == cell.signs
+
+
+# -- chirotope: column bases and topes over Q(sqrt 2, sqrt 3, ...) -----------------------
+
+
+@pytest.mark.parametrize("R", [
+    [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
+    [[1, 2, 3, 4], [0, 0, 0, 1]],                  # row 0 is needed for the first pivot
+    [[0, 1, 1], [0, 2, 2], [0, 0, 5]],             # a zero column first
+    [[0, 0, 1, 2], [0, 0, 2, 4], [0, 0, 3, 7]],
+    [[2, 4, 1], [1, 2, 0], [3, 6, 1], [1, 2, 1]],  # rank 2, dependent column 1
+    [[1, 1], [1, 1], [2, 2]],
+    [[5, 0, 1, 0, 2], [0, 0, 0, 3, 1], [1, 0, 0, 0, 0]],
+])
+def test_column_bases_over_the_field_are_the_rational_pivot_columns(R):
+    """Scaling the rows and the columns by non-zero square roots keeps the pivot columns,
+    which FLINT finds for the rational matrix."""
+    from verify.arrangement.chirotope import exact_column_basis
+    from verify.linalg.exact import column_basis
+
+    roots = [SqrtSum.sqrt(p) for p in (2, 3, 5, 7, 11, 13)]
+    scaled = [[roots[i % 6] * roots[(j + 2) % 6] * a for j, a in enumerate(row)]
+              for i, row in enumerate(R)]
+    assert exact_column_basis(scaled) == column_basis(R)
+    assert exact_column_basis([[SqrtSum(a) for a in row] for row in R]) == column_basis(R)
+
+
+def _rank3_field_matrix():
+    from verify.arrangement.ranking_pattern import braid_product
+    from verify.numbers.sqrt_sum import cosine_matrix
+
+    return cosine_matrix(braid_product([[0, 0, 1], [3, 1, 0], [1, 4, 2], [-2, 2, 1]]))
+
+
+def test_field_topes_of_rank_3_with_witnesses_and_statistics():
+    """Topes with and without witnesses, the topes of the rational matrix ``B_n W``
+    (the cosine matrix is a row and column scaling of it), every witness checked
+    exactly, and the statistics of the certified chirotope passed through."""
+    from math import comb
+
+    from verify.arrangement.chirotope import exact_column_basis, field_topes
+    from verify.arrangement.ranking_pattern import braid_product
+
+    C = _rank3_field_matrix()
+    assert len(exact_column_basis(C)) == 3
+    plain_stats, stats = {}, {}
+    plain = field_topes(C, stats=plain_stats)
+    signs, points = field_topes(C, witnesses=True, stats=stats)
+    M = braid_product([[0, 0, 1], [3, 1, 0], [1, 4, 2], [-2, 2, 1]])
+    rational = {tuple(1 if s == "+" else -1 for s in p) for p in sign_pattern(M).patterns}
+    assert plain == signs == sorted(rational)
+    for T in signs:
+        values = [sum((a * b for a, b in zip(row, points[T])), SqrtSum(0)) for row in C]
+        assert tuple(v.sign() for v in values) == T
+    for counted in (plain_stats, stats):
+        decided = (counted["chirotope_filter"] + counted["chirotope_contains_dependent_set"]
+                   + counted["chirotope_closure"] + counted["chirotope_exact"])
+        assert decided == comb(len(C), 3)
+
+
+def test_the_field_chirotope_is_the_signs_of_the_maximal_minors_on_the_column_basis():
+    from verify.arrangement.chirotope import exact_column_basis, field_chirotope
+    from verify.numbers.sqrt_sum import det
+
+    C = _rank3_field_matrix()
+    C = [row + [row[0] + row[1]] for row in C]      # a dependent column, left out
+    basis = exact_column_basis(C)
+    assert len(basis) == 3
+    stats = {}
+    chi = field_chirotope(C, stats=stats)
+    assert (chi.size, chi.rank) == (len(C), 3)
+    expected = [det([[C[i][j] for j in basis] for i in I]).sign()
+                for I in colex_combinations(len(C), 3)]
+    assert chi.table.tolist() == expected
+    assert sum(stats[key] for key in ("chirotope_filter", "chirotope_contains_dependent_set",
+                                      "chirotope_closure", "chirotope_exact")) == len(expected)
