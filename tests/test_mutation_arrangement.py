@@ -364,9 +364,30 @@ def test_equal_labels_are_named_and_one_label_has_the_single_ranking():
         "equal rows (label 0 = label 2 = label 5; label 1 = label 3): ")
     assert ranking_pattern([[1, 2], [1, 3]]).warnings == []
     for affine in (False, True):
+        W = [[1, 2], [0, 1], [1, 2]]
+        R = ranking_pattern(W, affine=affine)
+        assert (R.n, R.d, R.affine, R.signs.rank, R.signs.hyperplanes) == (3, 2, affine, 0, 0)
+        rows = [[1] + row if affine else row for row in W]
+        assert R.signs.matrix == [[fmpq(a - b) for a, b in zip(rows[i], rows[j])]
+                                  for i, j in ((0, 1), (0, 2), (1, 2))]
         one = ranking_pattern([[fmpq(1, 3), 2, -1]], affine=affine)
         assert one.count == 1 and one.rankings == [(0,)] and one.patterns == [""]
         assert one.cells[0].witness == (0,) * (4 if affine else 3)
+        assert (one.n, one.d, one.affine, one.signs.rank, one.signs.hyperplanes) == (
+            1, 3, affine, 0, 0)
+        assert one.signs.matrix == [] and one.warnings == []
+
+
+def test_no_labels_and_unknown_methods():
+    from verify.arrangement.ranking_pattern import ranking_pattern
+
+    R = ranking_pattern([])
+    assert (R.n, R.d, R.count, R.rankings) == (0, 0, 0, [])
+    assert R.warnings == sign_pattern([]).warnings == ["the matrix has no rows"]
+    with pytest.raises(ValueError, match="^unknown method 'lp'"):
+        ranking_pattern([[1, 0], [0, 1]], method="lp")
+    W = [[0, 0], [3, 1], [1, 4], [-2, 2]]
+    assert ranking_pattern(W, method="graph").rankings == ranking_pattern(W).rankings
 
 
 # -- sign_pattern: exact integers in the witness guard, and integral witnesses ---------
