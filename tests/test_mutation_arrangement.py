@@ -558,3 +558,21 @@ def test_the_field_chirotope_is_the_signs_of_the_maximal_minors_on_the_column_ba
     assert chi.table.tolist() == expected
     assert sum(stats[key] for key in ("chirotope_filter", "chirotope_contains_dependent_set",
                                       "chirotope_closure", "chirotope_exact")) == len(expected)
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_a_head_with_only_irrational_entries_ranks_like_its_rational_multiple(seed):
+    """``sqrt(2) W`` (every entry irrational) has the rankings of ``W``: a positive
+    multiple of every logit. Its witnesses and multipliers are checked over the field."""
+    W = _random_head(seed, low=1, high=4)
+    irrational = [[SQRT2 * a for a in row] for row in W]
+    assert all(not a.is_rational() for row in irrational for a in row)
+    for label in range(len(W)):
+        listed = top_label_rankings(irrational, label)
+        assert sorted(r for r, _ in listed) == sorted(r for r, _ in top_label_rankings(W, label))
+        for order, x in listed:
+            assert _logits_in_order(irrational, x, order, SqrtSum(0))
+        certificate = never_first(irrational, label)
+        assert (certificate is None) == (never_first(W, label) is None) == bool(listed)
+        if certificate is not None:
+            _check_gordan(irrational, label, certificate, SqrtSum(0))
