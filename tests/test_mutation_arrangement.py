@@ -576,3 +576,12 @@ def test_a_head_with_only_irrational_entries_ranks_like_its_rational_multiple(se
         assert (certificate is None) == (never_first(W, label) is None) == bool(listed)
         if certificate is not None:
             _check_gordan(irrational, label, certificate, SqrtSum(0))
+
+
+def test_compounds_of_matrices_without_rows_or_columns():
+    """No rows: every compound is empty. No columns: the one maximal minor is the empty
+    determinant, the integer 1 (exact integers, as every minor)."""
+    C = compound_matrices(np.zeros((0, 3), dtype=np.int64), 3)
+    assert [c.shape for c in C] == [(0, 3), (0, 3), (0, 1)]
+    minors = maximal_minors(np.zeros((4, 0), dtype=np.int64))
+    assert minors.tolist() == [1] and type(minors.tolist()[0]) is int
