@@ -363,3 +363,55 @@ def test_certificates_from_convex_weights_match_the_sums(seed, n, d):
                 assert is_no_tie_certificate(rows, a, b, got)
                 seen += 1
     assert seen > n
+
+
+def test_equal_rows_inside_the_hull_cannot_tie_without_a_linear_program(monkeypatch):
+    """Equal rows near the centroid: the interior pass, run without their copies, gives
+    the no-tie certificate (the general method is an LP over all rows); equal rows at a
+    hull vertex still tie."""
+    from verify.analyze import ties as ties_module
+    from verify.analyze.ties import NoTieCertificate, TieWitness, is_no_tie_certificate
+
+    monkeypatch.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+    W, _ = _planted_head(8, 240, 6)
+    W[11] = W[1]                                    # a third copy of the inner row 1
+    top = int(np.argmax(np.linalg.norm(W[20:], axis=1))) + 20
+    W[12] = W[top]                                  # a copy of a hull vertex
+    head = ExactHead.from_array(W)
+    assert head.screened
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("the general method was not needed")
+
+    monkeypatch.setattr(ties_module, "nnls_support", forbidden)
+    monkeypatch.setattr(ties_module, "propose_strict", forbidden)
+    ev = ties_module._decide_one(head, 1, 9, None, ())
+    assert isinstance(ev, NoTieCertificate) and ev.tie == 0
+    assert is_no_tie_certificate(head.Z, 1, 9, ev)
+    assert not {1, 9, 11} & {k for k, _ in ev.multipliers}
+    # Independently: no point puts row 1 strictly above every row that differs from it.
+    rows = [[a - b for a, b in zip(head.Z[1], head.Z[k])] for k in range(head.n)
+            if head.Z[k] != head.Z[1]]
+    assert isinstance(strict_feasibility(rows), GordanCertificate)
+    # A vertex and its copy tie on top.
+    vertex = ties_module._decide_one(head, 12, top, None, ())
+    assert isinstance(vertex, TieWitness)
+    assert ties_module.is_tie_witness(head.Z, 12, top, vertex.point)
+
+
+def test_wrong_weights_for_equal_rows_are_rejected(monkeypatch):
+    """The no-tie certificate of equal rows is checked exactly before it is used."""
+    from verify.analyze import ties as ties_module
+
+    monkeypatch.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+    W, _ = _planted_head(8, 240, 6)
+    head = ExactHead.from_array(W)
+    real = interior_module.certify_cluster
+    good = real(head, ([1], [], [9]))[1]
+    assert ties_module._equal_rows_inside(head, 1, 9) is not None
+    support, weights, D = good
+    for bad in ([w + 1 if c == 0 else w for c, w in enumerate(weights)],   # off the row
+                [-w if c == 0 else w for c, w in enumerate(weights)]):      # a negative one
+        monkeypatch.setattr(interior_module, "certify_cluster",
+                            lambda head, task, bad=bad: {1: (support, bad, D)})
+        assert ties_module._equal_rows_inside(head, 1, 9) is None

@@ -457,7 +457,8 @@ def _near_duplicate(head, i: int, k: int) -> bool:
 
 
 def certify_cluster(head, task) -> dict:
-    """Convex weights for one cluster: ``task = (labels, rivals of the first label)``.
+    """Convex weights for one cluster: ``task = (labels, rivals of the first label)``,
+    or ``(labels, rivals, skip)`` with labels that must not be in any support either.
 
     The supports are proposed over the candidates of :func:`_pool` by
     :func:`caratheodory_supports` (all labels of the cluster in turn), and for the
@@ -467,8 +468,8 @@ def certify_cluster(head, task) -> dict:
     (a task of :class:`verify.analyze.parallel.Workers`); the others are left to the
     per-label methods.
     """
-    labels, rivals = task
-    pool = _pool(head, labels[0], rivals, labels)
+    labels, rivals, *skip = task
+    pool = _pool(head, labels[0], rivals, list(labels) + list(skip[0] if skip else ()))
     out: dict = {}
     if pool.size < head.d + 1:
         return out

@@ -384,6 +384,31 @@ def _certify_points(head: ExactHead, cands: list) -> dict:
     return out
 
 
+def _equal_rows_inside(head: ExactHead, i: int, j: int):
+    """A no-tie certificate for equal rows ``z_i = z_j`` inside the hull of the rows
+    that differ from them, or None.
+
+    Both labels then hold only the certificate "equal to my twin", from which
+    :func:`_derived_certificate` can read nothing, and the general method is a linear
+    program over all rows (minutes and gigabytes at ``50,257 x 768``). Convex weights
+    ``z_i = sum_k lambda_k z_k`` on rows other than the copies, found by the interior
+    pass (:func:`verify.analyze.interior.certify_cluster`, exact), are the certificate
+    ``y = lambda``, ``t = 0``: ``sum_k y_k (w_i - w_k) = 0``.
+    """
+    from verify.analyze.interior import certify_cluster
+
+    copies = np.flatnonzero((head.F == head.F[i]).all(axis=1))
+    copies = [int(k) for k in copies if k not in (i, j) and head.Z[int(k)] == head.Z[i]]
+    found = certify_cluster(head, ([i], [], [j] + copies)).get(i)
+    if found is None:
+        return None
+    support, weights, _ = found
+    total = sum((fmpq(v) for v in weights), fmpq(0))
+    mult = tuple(sorted((k, fmpq(v) / total) for k, v in zip(support, weights) if v != 0))
+    cert = NoTieCertificate(multipliers=mult, tie=fmpq(0))
+    return cert if is_no_tie_certificate(head.Z, i, j, cert) else None
+
+
 def _motzkin_on_support(head: ExactHead, i: int, j: int, support: list[int]):
     """Exact ``y >= 0`` on ``support`` and ``t`` with ``sum y a_k + t v = 0``, or None."""
     zi, zj = head.Z[i], head.Z[j]
@@ -638,6 +663,10 @@ def _decide_one(head: ExactHead, i: int, j: int, start, rivals):
         point = _cluster_point(head, i, start, partner=j)
         if point is not None:
             return TieWitness(point=point)
+        if head.Z[i] == head.Z[j]:
+            cert = _equal_rows_inside(head, i, j)
+            if cert is not None:
+                return cert
     A = Differences(head, i, skip=(j,))
     others = A.labels
     equal = head.Z[i] == head.Z[j]
