@@ -388,6 +388,7 @@ def test_equal_rows_inside_the_hull_cannot_tie_without_a_linear_program(monkeypa
     ev = ties_module._decide_one(head, 1, 9, None, ())
     assert isinstance(ev, NoTieCertificate) and ev.tie == 0
     assert is_no_tie_certificate(head.Z, 1, 9, ev)
+    assert sum(y for _, y in ev.multipliers) == 1
     assert not {1, 9, 11} & {k for k, _ in ev.multipliers}
     # Independently: no point puts row 1 strictly above every row that differs from it.
     rows = [[a - b for a, b in zip(head.Z[1], head.Z[k])] for k in range(head.n)
@@ -410,8 +411,27 @@ def test_wrong_weights_for_equal_rows_are_rejected(monkeypatch):
     good = real(head, ([1], [], [9]))[1]
     assert ties_module._equal_rows_inside(head, 1, 9) is not None
     support, weights, D = good
-    for bad in ([w + 1 if c == 0 else w for c, w in enumerate(weights)],   # off the row
-                [-w if c == 0 else w for c, w in enumerate(weights)]):      # a negative one
+    shifted = [w + 1 if c == 0 else w for c, w in enumerate(weights)]
+    cases = [(support, shifted, D + 1),                              # off the row
+             (support, [-w if c == 0 else w for c, w in enumerate(weights)], D),  # negative
+             (support, weights, D + 1),                              # not summing to D
+             (support, [0] * len(weights), 0),                       # all zero
+             ((9,) + tuple(support[1:]), weights, D)]                # the partner in it
+    # Weights that satisfy every equation but one is negative: add a multiple of a null
+    # vector of [z_k; 1] on one label more.
+    from flint import fmpz_mat
+    extra = next(k for k in range(20, head.n) if k not in support)
+    wider = tuple(support) + (extra,)
+    M = fmpz_mat([[head.Z[k][c] for k in wider] for c in range(head.d)] + [[1] * len(wider)])
+    null, rank = M.nullspace()
+    vec = [int(null[r, 0]) for r in range(len(wider))]
+    assert any(vec) and sum(vec) == 0
+    scale = 1 + sum(abs(v) for v in vec)
+    skewed = [scale * int(y) for y in weights] + [0]
+    skewed = [y + scale * D * v for y, v in zip(skewed, vec)]
+    assert min(skewed) < 0 and sum(skewed) == scale * D
+    cases.append((wider, skewed, scale * D))
+    for bad in cases:
         monkeypatch.setattr(interior_module, "certify_cluster",
-                            lambda head, task, bad=bad: {1: (support, bad, D)})
-        assert ties_module._equal_rows_inside(head, 1, 9) is None
+                            lambda head, task, bad=bad: {1: bad})
+        assert ties_module._equal_rows_inside(head, 1, 9) is None, bad
