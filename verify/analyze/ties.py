@@ -410,8 +410,10 @@ def _equal_rows_inside(head: ExactHead, i: int, j: int):
     if (D <= 0 or sum(Y) != D or any(y < 0 for y in Y) or i in support or j in support
             or len(set(support)) != len(support)):
         return None
-    ZS = fmpz_mat([[head.Z[k][c] for k in support] for c in range(head.d)])
-    if ZS * fmpz_mat([[int(y)] for y in Y]) != fmpz_mat([[D * v] for v in head.Z[i]]):
+    # exact_weights found them, so the head has its int64 array (read row by row through
+    # head.Z, the 769 x 768 entries took 38 s).
+    ZS = fmpz_mat(head.Zarr[list(support)].T.tolist())
+    if ZS * fmpz_mat([[int(y)] for y in Y]) != fmpz_mat([[D * v] for v in head.Zarr[i].tolist()]):
         return None
     mult = tuple(sorted((int(k), fmpq(int(y), int(D))) for k, y in zip(support, Y) if y))
     return NoTieCertificate(multipliers=mult, tie=fmpq(0))
