@@ -385,7 +385,16 @@ def test_equal_rows_inside_the_hull_cannot_tie_without_a_linear_program(monkeypa
 
     monkeypatch.setattr(ties_module, "nnls_support", forbidden)
     monkeypatch.setattr(ties_module, "propose_strict", forbidden)
+    skipped = []
+    real_pool = interior_module._pool
+
+    def pool(head, lead, rivals, skip):
+        skipped.append(set(skip) | {lead})
+        return real_pool(head, lead, rivals, skip)
+
+    monkeypatch.setattr(interior_module, "_pool", pool)
     ev = ties_module._decide_one(head, 1, 9, None, ())
+    assert skipped == [{1, 9, 11}]  # every copy of the row is left out of the candidates
     assert isinstance(ev, NoTieCertificate) and ev.tie == 0
     assert is_no_tie_certificate(head.Z, 1, 9, ev)
     assert sum(y for _, y in ev.multipliers) == 1

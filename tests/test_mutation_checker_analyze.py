@@ -28,6 +28,8 @@ from verify.analyze.bias import analyze_with_bias
 from verify.analyze.certificate import write_analyze_certificate
 from verify.checker.core import CertificateError, UnknownFormat
 
+from test_analyze_certificate import both, verdict  # both arithmetics must agree
+
 SQUARE = [[1, 0], [0, 1], [-1, 0], [0, -1], [0, 0]]
 BIASED = ([[0], [1], [2], [1]], [0, -1, 0, Fraction(1, 3)])
 ORDER = checker.ARRAYS
@@ -98,19 +100,6 @@ def read(path) -> tuple[dict, dict]:
     archive = checker.Archive(path)
     m = checker.read_manifest(archive)
     return archive.manifest, {k: archive.array(k, e).rows() for k, e in m["encoding"].items()}
-
-
-def verdict(path, backend):
-    try:
-        return "OK", checker.check_file(path, backend=backend)
-    except CertificateError as exc:
-        return "INVALID", str(exc)
-
-
-def both(path):
-    python, numpy = verdict(path, "python"), verdict(path, "numpy")
-    assert python == numpy, (python, numpy)
-    return python
 
 
 class Base:
