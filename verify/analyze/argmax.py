@@ -171,7 +171,9 @@ class ArgmaxAnalysis:
     largest logit is label ``i`` alone) or a :class:`~verify.lp.feasibility.GordanCertificate`
     whose multipliers are pairs ``(k, lambda_k)`` over labels ``k != i`` with
     ``lambda >= 0``, ``sum lambda = 1`` and ``w_i = sum_k lambda_k w_k`` (at most
-    ``d + 1`` of them).
+    ``d + 1`` of them), or, for labels inside the hull of a large head, a
+    :class:`~verify.analyze.simplex.SimplexCertificate` (``w_i`` strictly inside the
+    simplex of ``d + 1`` other rows, proven without computing the weights).
     """
 
     n: int
@@ -184,7 +186,7 @@ class ArgmaxAnalysis:
 
     @property
     def unargmaxable(self) -> list[int]:
-        return [i for i, e in enumerate(self.evidence) if isinstance(e, GordanCertificate)]
+        return [i for i, e in enumerate(self.evidence) if not isinstance(e, Witness)]
 
     def is_argmaxable(self, i: int) -> bool:
         return isinstance(self.evidence[i], Witness)
@@ -681,9 +683,12 @@ class ExactHead:
         (:mod:`verify.analyze.interior`); returns the tasks still undecided."""
         from verify.analyze.interior import interior_certificates
 
+        from verify.analyze.simplex import SimplexCertificate
+
         inside = interior_certificates(self, tasks, workers) if tasks else {}
         for i, (support, weights, _) in inside.items():
-            evidence[i] = _normalised(i, support, weights)
+            evidence[i] = (SimplexCertificate(support=tuple(support)) if weights is None
+                           else _normalised(i, support, weights))
         _tick(progress, len(inside))
         return [task for task in tasks if task[0] not in inside]
 

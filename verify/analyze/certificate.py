@@ -182,24 +182,33 @@ def analyze_certificate_arrays(result, W, bias=None) -> tuple[dict, dict]:
     else:
         Z, beta, scale = _lifted_integers(W, bias)
         point = _homogeneous
+    from verify.analyze.simplex import SimplexCertificate, SimplexNoTie
+    from verify.analyze.ties import TieWitness
+
     argmax_labels, argmax_points, hull_labels, hull = [], [], [], []
+    simplex_labels, simplex_support = [], []
     for i, e in enumerate(result.argmax.evidence):
         if isinstance(e, Witness):
             argmax_labels.append(i)
             argmax_points.append(e)
+        elif isinstance(e, SimplexCertificate):
+            simplex_labels.append(i)
+            simplex_support.append(list(e.support))
         else:
             hull_labels.append(i)
             hull.append((e.multipliers, None))
-    from verify.analyze.ties import TieWitness
-
-    tie_pairs, tie_points, non_tie_pairs, non_tie = [], [], [], []
+    tie_pairs, tie_points, non_tie_pairs, non_tie, simplex_pairs = [], [], [], [], []
     for (i, j), e in sorted(result.ties.evidence.items()):
         if isinstance(e, TieWitness):
             tie_pairs.append([i, j])
             tie_points.append(e)
+        elif isinstance(e, SimplexNoTie):
+            simplex_pairs.append([i, j])
         else:
             non_tie_pairs.append([i, j])
             non_tie.append((e.multipliers, e.tie))
+    if (simplex_labels or simplex_pairs) and beta is not None:
+        raise RuntimeError("simplex evidence for a head with a bias")
     h, nt = _combinations(hull), _combinations(non_tie)
     for r, (labels_sum, D) in enumerate(zip(_sums(h), h["denominators"])):
         if labels_sum != D:
@@ -226,10 +235,19 @@ def analyze_certificate_arrays(result, W, bias=None) -> tuple[dict, dict]:
     }
     if beta is None:
         del arrays["bias"]
+    if simplex_labels or simplex_pairs:  # absent otherwise: older files stay the same
+        arrays["simplex_labels"] = np.array(simplex_labels, dtype=np.int64)
+        arrays["simplex_support"] = np.array(simplex_support, dtype=np.int64).reshape(
+            len(simplex_labels), d + 1)
+        arrays["non_tie_simplex_pairs"] = np.array(simplex_pairs,
+                                                   dtype=np.int64).reshape(-1, 2)
     facts = {"n": n, "d": d, "scale": scale, "bias": beta is not None,
-             "assertion": {"argmaxable": len(argmax_labels), "unargmaxable": len(hull_labels),
-                           "tie_pairs": len(tie_pairs), "non_tie_pairs": len(non_tie_pairs),
-                           "complete": len(tie_pairs) + len(non_tie_pairs) == n * (n - 1) // 2}}
+             "assertion": {"argmaxable": len(argmax_labels),
+                           "unargmaxable": len(hull_labels) + len(simplex_labels),
+                           "tie_pairs": len(tie_pairs),
+                           "non_tie_pairs": len(non_tie_pairs) + len(simplex_pairs),
+                           "complete": (len(tie_pairs) + len(non_tie_pairs) + len(simplex_pairs)
+                                        == n * (n - 1) // 2)}}
     return arrays, facts
 
 

@@ -87,6 +87,11 @@ WALK_PIVOTS = 4
 #: reduction does not place (at d = 768 it gave up on most planted labels after
 #: 11-14 s each, so there it would only delay the per-label methods).
 WALK_MAX_DIMENSION = 512
+#: Dimensions from which a label's interior position in its simplex is proven by a
+#: verified inverse (:mod:`verify.analyze.simplex`, about 0.4 s at d = 768) rather than
+#: by exact weights (python-flint's Dixon solve, about 4 s there, and as long again for
+#: the certificate checker): below it exact weights are cheap and show in the output.
+SIMPLEX_MIN_DIMENSION = 128
 #: Relative distance below which two rows count as near-duplicates: the same notion as
 #: the witnesses of near-duplicate rows (:mod:`verify.analyze.clusters`).
 NEAR_DUPLICATE = NEAR_RELATIVE
@@ -456,7 +461,7 @@ def _near_duplicate(head, i: int, k: int) -> bool:
     return gap <= NEAR_DUPLICATE * float(np.linalg.norm(head.F[i]))
 
 
-def certify_cluster(head, task) -> dict:
+def certify_cluster(head, task, exact: bool = False) -> dict:
     """Convex weights for one cluster: ``task = (labels, rivals of the first label)``,
     or ``(labels, rivals, skip)`` with labels that must not be in any support either.
 
@@ -466,7 +471,9 @@ def certify_cluster(head, task) -> dict:
     by :func:`simplex_walk`; labels with the same support are solved together by
     :func:`exact_weights`. Returns ``{label: (support, Y, D)}`` for the labels certified
     (a task of :class:`verify.analyze.parallel.Workers`); the others are left to the
-    per-label methods.
+    per-label methods. From ``d = SIMPLEX_MIN_DIMENSION`` on, unless ``exact``, a label
+    whose support of ``d + 1`` labels :func:`verify.analyze.simplex.strictly_inside`
+    proves to hold it in the interior gets ``Y = D = None`` (weights not computed).
     """
     labels, rivals, *skip = task
     pool = _pool(head, labels[0], rivals, list(labels) + list(skip[0] if skip else ()))
@@ -476,26 +483,38 @@ def certify_cluster(head, task) -> dict:
     # Matrix-vector sized products: BLAS threads only contend on a shared machine.
     with threadpool_limits(limits=1, user_api="blas"):
         proposals = caratheodory_supports(whitened(head, pool), whitened(head, labels))
-    _solve_supports(head, pool, labels, proposals, out)
+    _solve_supports(head, pool, labels, proposals, out, exact)
     left = [i for i in labels if i not in out]
     if left and head.d <= WALK_MAX_DIMENSION:
         P = np.vstack([head.F[pool].T, np.ones((1, pool.size))])
         targets = [np.append(head.F[i], 1.0) for i in left]
         with threadpool_limits(limits=1, user_api="blas"):
             walks = simplex_walk(P, targets, max_pivots=WALK_PIVOTS * (head.d + 1))
-        _solve_supports(head, pool, left, walks, out)
+        _solve_supports(head, pool, left, walks, out, exact)
     return out
 
 
-def _solve_supports(head, pool, labels, proposals, out: dict) -> None:
+def _solve_supports(head, pool, labels, proposals, out: dict, exact: bool = False) -> None:
     """Exact weights (:func:`exact_weights`) of each label on its proposed basis
     (positions in ``pool``, or None); labels with the same support are solved
-    together. Adds ``{label: (support, Y, D)}`` to ``out`` for those certified."""
+    together. Adds ``{label: (support, Y, D)}`` to ``out`` for those certified, and
+    ``(support, None, None)`` for those whose interior position
+    :func:`verify.analyze.simplex.strictly_inside` proves (see :func:`certify_cluster`)."""
+    from verify.analyze.simplex import strictly_inside
+
     by_support: dict = {}
     for i, basis in zip(labels, proposals):
         if basis is not None:
             by_support.setdefault(tuple(sorted(int(pool[b]) for b in basis)), []).append(i)
+    proves = (not exact and head.d >= SIMPLEX_MIN_DIMENSION and head.Zarr is not None)
     for support, members in by_support.items():
+        if proves and len(support) == head.d + 1:
+            with threadpool_limits(limits=1, user_api="blas"):
+                inside = [i for i in members
+                          if strictly_inside(head.Zarr[list(support)], head.Zarr[i])]
+            for i in inside:
+                out[i] = (support, None, None)
+            members = [i for i in members if i not in out]
         for i, found in zip(members, exact_weights(head, members, support)):
             if found is not None:
                 out[i] = (support, *found)

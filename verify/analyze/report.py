@@ -56,6 +56,7 @@ import numpy as np
 from flint import fmpq, fmpz, fmpz_mat
 
 from verify.analyze.argmax import ArgmaxAnalysis, ExactHead, FieldHead, make_head
+from verify.analyze.simplex import SimplexCertificate, SimplexNoTie
 from verify.analyze.ties import ALL_PAIRS_MAX_LABELS, TieAnalysis, TieWitness, tie_pairs
 from verify.lp.feasibility import Witness
 
@@ -662,6 +663,8 @@ def _json_document(a: HeadAnalysis, with_evidence: bool) -> dict:
     for i, e in enumerate(a.argmax.evidence if with_evidence else ()):
         if isinstance(e, Witness):
             witnesses[str(i)] = [_text(v) for v in e.point]
+        elif isinstance(e, SimplexCertificate):
+            certificates[str(i)] = {"strictly_inside_simplex": list(e.support)}
         else:
             certificates[str(i)] = {str(k): _text(y) for k, y in e.multipliers}
     tie_pairs_, tie_witnesses, non_tie, non_tie_certs = [], [], [], []
@@ -672,7 +675,9 @@ def _json_document(a: HeadAnalysis, with_evidence: bool) -> dict:
                 tie_witnesses.append([_text(v) for v in e.point])
         else:
             non_tie.append([i, j])
-            if with_evidence:
+            if with_evidence and isinstance(e, SimplexNoTie):
+                non_tie_certs.append({"strictly_inside_simplex": e.inside})
+            elif with_evidence:
                 non_tie_certs.append({"multipliers": {str(k): _text(y)
                                                       for k, y in e.multipliers},
                                       "tie": _text(e.tie)})
@@ -743,10 +748,15 @@ def format_text(a: HeadAnalysis, source: str, *, limit: int = 20) -> str:
     lines.append(f"argmaxable: {a.n - len(un)} of {a.n} labels, each with an exact "
                  "witness input x (label i alone has the largest logit w_i . x)"
                  + ("; each unargmaxable label with exact convex weights (w_i in the hull "
-                    "of the other rows)" if un else ""))
+                    "of the other rows) or proven strictly inside a simplex of other rows"
+                    if un else ""))
     lines.append(f"unargmaxable: {_list(a, un, limit)}")
     for i in un[:limit]:
         e = a.argmax.evidence[i]
+        if isinstance(e, SimplexCertificate):
+            lines.append(f"  w_{i} is strictly inside the simplex of {len(e.support)} other "
+                         "rows (proven by a verified inverse; with --certificate)")
+            continue
         combo = " + ".join(f"{_coefficient(y)} w_{k}" for k, y in e.multipliers)
         if len(combo) > 160:
             support = ", ".join(f"w_{k}" for k, _ in e.multipliers)

@@ -101,6 +101,7 @@ from verify.analyze.argmax import (
     propose_strict,
 )
 from verify.analyze.screen import screened_relaxation, tie_point
+from verify.analyze.simplex import SimplexCertificate, SimplexNoTie
 from verify.lp.feasibility import GordanCertificate, Witness, strict_feasibility
 from verify.linalg.exact import integer_nullspace
 
@@ -198,8 +199,9 @@ def motzkin_sum_vanishes(W: Sequence[Sequence], i: int, j: int, cert) -> bool:
 
 @dataclass
 class TieAnalysis:
-    """Decided pairs ``(i, j)``, ``i < j``: a :class:`TieWitness` or a
-    :class:`NoTieCertificate` each. ``complete`` is True iff every pair is decided."""
+    """Decided pairs ``(i, j)``, ``i < j``: a :class:`TieWitness`, or a
+    :class:`NoTieCertificate` or :class:`~verify.analyze.simplex.SimplexNoTie` (cannot
+    tie) each. ``complete`` is True iff every pair is decided."""
 
     n: int
     evidence: dict = field(default_factory=dict)
@@ -211,7 +213,7 @@ class TieAnalysis:
 
     @property
     def non_tie_pairs(self) -> list[tuple[int, int]]:
-        return sorted(p for p, e in self.evidence.items() if isinstance(e, NoTieCertificate))
+        return sorted(p for p, e in self.evidence.items() if not isinstance(e, TieWitness))
 
     @property
     def pairs_total(self) -> int:
@@ -247,6 +249,12 @@ class TieAnalysis:
 def _derived_certificate(head, argmax: ArgmaxAnalysis, i: int, j: int):
     """A no-tie certificate for ``(i, j)`` read off a label's convex combination."""
     zero = 0  # adds to fmpq and SqrtSum alike
+    for a in (i, j):
+        cert = argmax.evidence[a]
+        if isinstance(cert, SimplexCertificate):
+            # Strictly inside a simplex of d + 1 >= 2 other rows: never on top with
+            # another label (verify.analyze.simplex), whatever that label is.
+            return SimplexNoTie(inside=a, support=cert.support)
     for a, b in ((i, j), (j, i)):
         cert = argmax.evidence[a]
         if not isinstance(cert, GordanCertificate):
@@ -399,7 +407,7 @@ def _equal_rows_inside(head: ExactHead, i: int, j: int):
 
     copies = np.flatnonzero((head.F == head.F[i]).all(axis=1))
     copies = [int(k) for k in copies if k not in (i, j) and head.Z[int(k)] == head.Z[i]]
-    found = certify_cluster(head, ([i], [], [j] + copies)).get(i)
+    found = certify_cluster(head, ([i], [], [j] + copies), exact=True).get(i)
     if found is None:
         return None
     support, Y, D = found

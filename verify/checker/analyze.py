@@ -68,9 +68,12 @@ ARRAYS = ("Z", "bias", "argmax_labels", "argmax_points", "hull_labels", "hull_of
           "hull_support", "hull_weights", "hull_denominators", "tie_pairs", "tie_points",
           "non_tie_pairs", "non_tie_offsets", "non_tie_support", "non_tie_weights",
           "non_tie_denominators", "non_tie_t")
+#: The arrays of simplex evidence: all three or none, and never with a bias.
+SIMPLEX_ARRAYS = ("simplex_labels", "simplex_support", "non_tie_simplex_pairs")
 #: Arrays of labels, pairs and offsets: always int64.
 INDEX_ARRAYS = ("argmax_labels", "hull_labels", "hull_offsets", "hull_support",
-                "tie_pairs", "non_tie_pairs", "non_tie_offsets", "non_tie_support")
+                "tie_pairs", "non_tie_pairs", "non_tie_offsets", "non_tie_support",
+                *SIMPLEX_ARRAYS)
 BACKENDS = ("auto", "python", "numpy")
 #: Heads with at least this many entries are checked with numpy when it is importable.
 NUMPY_MIN_ENTRIES = 20_000
@@ -313,6 +316,11 @@ def read_manifest(archive: Archive) -> dict:
         raise CertificateError("assertion.complete: expected true or false")
     ev = json_object(doc["evidence"], "evidence", ("encoding",))
     wanted = [k for k in ARRAYS if k != "bias" or inp["bias"]]
+    if isinstance(ev["encoding"], dict) and any(k in ev["encoding"] for k in SIMPLEX_ARRAYS):
+        if inp["bias"]:
+            raise CertificateError("evidence.encoding: simplex evidence is not allowed "
+                                   "with a bias")
+        wanted += SIMPLEX_ARRAYS
     enc = json_object(ev["encoding"], "evidence.encoding", wanted)
     for name, value in enc.items():
         allowed = ("int64",) if name in INDEX_ARRAYS else ("int64", "limbs")
@@ -363,6 +371,14 @@ class Evidence:
         t = get("non_tie_t")
         _shape(t, (len(self.non_tie_pairs),), "non_tie_t")
         self.non_tie_t = t.rows()
+        self.simplex_labels, self.simplex_support, self.simplex_pairs = [], [], []
+        if "simplex_labels" in enc:
+            self.simplex_labels = self._labels(get("simplex_labels"), "simplex_labels")
+            support = get("simplex_support")
+            _shape(support, (len(self.simplex_labels), d + 1), "simplex_support")
+            self.simplex_support = support.rows()
+            self.simplex_pairs = self._pairs(get("non_tie_simplex_pairs"),
+                                             "non_tie_simplex_pairs")
 
     @staticmethod
     def _labels(labels: IntArray, name: str) -> list:
@@ -395,7 +411,9 @@ class Evidence:
 
 def _labels_decided_once(ev: Evidence) -> None:
     n = ev.n
-    for name, labels in (("argmax_labels", ev.argmax_labels), ("hull_labels", ev.hull_labels)):
+    lists = (("argmax_labels", ev.argmax_labels), ("hull_labels", ev.hull_labels),
+             ("simplex_labels", ev.simplex_labels))
+    for name, labels in lists:
         for r, i in enumerate(labels):
             if not 0 <= i < n:
                 raise CertificateError(f"{name}[{r}]: label {i} is not in 0..{n - 1}")
@@ -406,17 +424,24 @@ def _labels_decided_once(ev: Evidence) -> None:
     if both:
         raise CertificateError(f"label {min(both)} has both an argmax witness and convex "
                                "weights")
-    decided = len(ev.argmax_labels) + len(ev.hull_labels)
+    twice = (set(ev.argmax_labels) | set(ev.hull_labels)) & set(ev.simplex_labels)
+    if twice:
+        raise CertificateError(f"label {min(twice)} has a simplex and other evidence")
+    decided = len(ev.argmax_labels) + len(ev.hull_labels) + len(ev.simplex_labels)
     if decided != n:
-        missing = min(set(range(n)) - set(ev.argmax_labels) - set(ev.hull_labels))
+        missing = min(set(range(n)) - set(ev.argmax_labels) - set(ev.hull_labels)
+                      - set(ev.simplex_labels))
+        kinds = "convex weights or a simplex" if ev.simplex_labels else "convex weights"
         raise CertificateError(f"label {missing} is not decided (every label needs an "
-                               "argmax witness or convex weights)")
+                               f"argmax witness or {kinds})")
 
 
 def _pairs_valid(ev: Evidence) -> None:
     n = ev.n
-    seen = set()
-    for name, pairs in (("tie_pairs", ev.tie_pairs), ("non_tie_pairs", ev.non_tie_pairs)):
+    seen: dict = {}
+    inside = set(ev.simplex_labels)
+    for name, pairs in (("tie_pairs", ev.tie_pairs), ("non_tie_pairs", ev.non_tie_pairs),
+                        ("non_tie_simplex_pairs", ev.simplex_pairs)):
         for r, (i, j) in enumerate(pairs):
             if not (0 <= i < j < n):
                 raise CertificateError(f"{name}[{r}]: ({i}, {j}) is not a pair i < j of "
@@ -426,8 +451,10 @@ def _pairs_valid(ev: Evidence) -> None:
                                        f"(({i}, {j}) after {pairs[r - 1]})")
             if (i, j) in seen:
                 raise CertificateError(f"{name}[{r}]: pair ({i}, {j}) is also listed as a "
-                                       "tie pair")
-            seen.add((i, j))
+                                       f"{seen[(i, j)]}")
+            seen[(i, j)] = "tie pair" if name == "tie_pairs" else "non-tie pair"
+            if name == "non_tie_simplex_pairs" and not {i, j} & inside:
+                raise CertificateError(f"{name}[{r}]: neither {i} nor {j} has a simplex")
 
 
 def _multipliers_valid(name: str, certs, excluded, n: int, *, strict_sum: bool) -> None:
@@ -498,6 +525,13 @@ class PythonArithmetic:
     def z_row(self, k: int) -> list:
         return self.Z[k]
 
+    def strictly_inside(self, support, i: int) -> bool:
+        """Whether ``z_i = sum lambda_k z_k`` (over ``support``, ``d + 1`` labels) with
+        ``sum lambda = 1`` has a unique solution, every ``lambda_k > 0``: Gauss-Jordan
+        elimination in exact fractions."""
+        return _positive_solution([self.z_row(k) + [1] for k in support],
+                                  self.z_row(i) + [1])
+
     def nonzero_coordinate(self, labels, coefficients):
         """The first coordinate where ``sum_r a_r z_{labels[r]}`` is not 0, or None."""
         rows = [self.z_row(k) for k in labels]
@@ -505,6 +539,37 @@ class PythonArithmetic:
             if sum(a * row[c] for a, row in zip(coefficients, rows)) != 0:
                 return c
         return None
+
+
+def _positive_solution(columns, target) -> bool:
+    """Whether ``sum_k lambda_k columns[k] = target`` has a unique solution, all
+    ``lambda_k > 0`` (a square integer system).
+
+    Fraction-free Gauss-Jordan elimination (Bareiss): after the step of column ``c`` the
+    columns ``0..c`` are ``p I`` with ``p`` the current pivot, every entry is an integer
+    (a minor of the augmented matrix; the division by the previous pivot is exact), and
+    at the end ``p = +-det`` and the last column is ``p lambda``.
+    """
+    N = len(columns)
+    if any(len(col) != N for col in columns) or len(target) != N:
+        return False
+    A = [[int(col[r]) for col in columns] + [int(target[r])] for r in range(N)]
+    previous = 1
+    for c in range(N):
+        p = next((r for r in range(c, N) if A[r][c] != 0), None)
+        if p is None:
+            return False  # singular: no unique weights
+        A[c], A[p] = A[p], A[c]
+        pivot, row = A[c][c], A[c]
+        for r in range(N):
+            if r == c:
+                continue
+            f, other = A[r][c], A[r]
+            for j in range(c + 1, N + 1):
+                other[j] = (pivot * other[j] - f * row[j]) // previous
+            other[c] = 0
+        previous = pivot
+    return all((A[r][N] > 0) == (previous > 0) and A[r][N] != 0 for r in range(N))
 
 
 # --- exact products with numpy ------------------------------------------------------------
@@ -666,6 +731,15 @@ class NumpyArithmetic(PythonArithmetic):
                         return lo + c, k
         return None
 
+    def strictly_inside(self, support, i: int) -> bool:
+        """:meth:`PythonArithmetic.strictly_inside`, proven by an approximate inverse
+        with a rigorous bound (docs/certificates.md); the exact elimination decides
+        where the bound does not."""
+        if _verified_inside(self.np, self.Zi[self.np.asarray(support, dtype=self.np.intp)],
+                            self.Zi[i]):
+            return True
+        return PythonArithmetic.strictly_inside(self, support, i)
+
     def nonzero_coordinate(self, labels, coefficients):
         np = self.np
         if not labels:
@@ -688,6 +762,73 @@ class NumpyArithmetic(PythonArithmetic):
             bad |= acc != 0
         where = np.flatnonzero(bad)
         return int(where[0]) if where.size else None
+
+
+def _exact_residual(np, M, t, a, q: int, exponents):
+    """``2^-e_r (t_r - sum_c M_rc a_c / 2^q)`` for every row ``r``, each rounded once to
+    float64 (``M``, ``t``, ``a`` Python integers, ``M`` an object array)."""
+    products = M.dot(np.array(a, dtype=object)).tolist()
+    return np.array([float(Fraction((tr << q) - mr, 1 << (q + e)))
+                     for tr, mr, e in zip(t, products, exponents)])
+
+
+def _as_dyadic(values) -> tuple:
+    """Integers ``a`` and ``q >= 0`` with ``values[c] = a[c] / 2^q`` (finite floats)."""
+    fr = [Fraction(float(v)) for v in values]
+    q = max(f.denominator for f in fr).bit_length() - 1
+    return [f.numerator << (q - f.denominator.bit_length() + 1) for f in fr], q
+
+
+def _verified_inside(np, V, z, inverse=None) -> bool:
+    """True only if ``z`` is proven to be strictly inside the simplex of the rows of
+    ``V`` (int64, ``N x (N - 1)``): Rump's verification with a float inverse ``R`` of
+    the row-scaled system and an exact residual (docs/certificates.md, "Simplices")."""
+    N = V.shape[0]
+    if N < 2 or N * U > 2.0 ** -10:
+        return False
+    M = np.vstack([V.T.astype(object), np.ones((1, N), dtype=object)])
+    t = [int(v) for v in z.tolist()] + [1]
+    Mf = V.T.astype(np.float64)  # int64 to float64: each entry rounded once
+    Mf = np.vstack([Mf, np.ones((1, N))])
+    tf = np.array([float(v) for v in t])
+    top = np.maximum(np.abs(Mf).max(axis=1), np.abs(tf))
+    exponents = [int(e) for e in np.frexp(np.where(top > 0, top, 1.0))[1]]
+    Mh = np.ldexp(Mf, -np.array(exponents)[:, None])  # powers of two: exact
+    th = np.ldexp(tf, -np.array(exponents))
+    try:
+        R = (inverse or np.linalg.inv)(Mh)  # untrusted: only bounds use it
+    except np.linalg.LinAlgError:
+        return False
+    if not np.all(np.isfinite(R)):
+        return False
+    gamma = N * U / (1 - N * U)
+    aR = np.abs(R)
+    off = np.abs(np.eye(N) - R @ Mh).sum(axis=1)
+    alpha = 2.0 * float((off + (gamma + 2 * U) * (aR @ np.abs(Mh).sum(axis=1))).max()
+                        + N * N * 2.0 ** -1074)
+    if not alpha <= 0.5:
+        return False
+    a, q = _as_dyadic(R @ th)
+    b, p = _as_dyadic(R @ _exact_residual(np, M, t, a, q, exponents))
+    q2 = max(q, p)
+    a = [(x << (q2 - q)) + (y << (q2 - p)) for x, y in zip(a, b)]
+    rho = _exact_residual(np, M, t, a, q2, exponents)
+    err = 4.0 * float((aR @ (np.abs(rho) + 2.0 ** -1074)).max())
+    if not err < float("inf"):
+        return False
+    bound = Fraction(err)
+    return all(Fraction(x, 1 << q2) > bound for x in a)
+
+
+def _simplices_valid(ev: Evidence) -> None:
+    """Support labels of each simplex: ``d + 1`` distinct labels in range, not ``i``."""
+    for r, (i, support) in enumerate(zip(ev.simplex_labels, ev.simplex_support)):
+        if len(set(support)) != len(support):
+            raise CertificateError(f"simplex[{r}] of label {i}: a label is listed twice")
+        for k in support:
+            if not 0 <= k < ev.n or k == i:
+                raise CertificateError(f"simplex[{r}] of label {i}: support label {k} is "
+                                       f"not allowed (must be in 0..{ev.n - 1}, not {i})")
 
 
 # --- the check ------------------------------------------------------------------------------
@@ -742,14 +883,17 @@ def check_archive(archive: Archive, backend: str = "auto") -> str:
                        strict_sum=True)
     _multipliers_valid("no-tie certificate", ev.non_tie,
                        lambda r: set(ev.non_tie_pairs[r]), n, strict_sum=not bias)
+    _simplices_valid(ev)
     # The assertion: counts, completeness.
     a = m["assertion"]
-    counts = {"argmaxable": len(ev.argmax_labels), "unargmaxable": len(ev.hull_labels),
-              "tie_pairs": len(ev.tie_pairs), "non_tie_pairs": len(ev.non_tie_pairs)}
+    counts = {"argmaxable": len(ev.argmax_labels),
+              "unargmaxable": len(ev.hull_labels) + len(ev.simplex_labels),
+              "tie_pairs": len(ev.tie_pairs),
+              "non_tie_pairs": len(ev.non_tie_pairs) + len(ev.simplex_pairs)}
     for key, value in counts.items():
         if a[key] != value:
             raise CertificateError(f"assertion.{key} is {a[key]}, the evidence has {value}")
-    decided = len(ev.tie_pairs) + len(ev.non_tie_pairs)
+    decided = len(ev.tie_pairs) + counts["non_tie_pairs"]
     if a["complete"] != (decided == comb(n, 2)):
         raise CertificateError(f"assertion.complete is {str(a['complete']).lower()}, but "
                                f"{decided} of {comb(n, 2)} pairs are decided")
@@ -780,6 +924,10 @@ def check_archive(archive: Archive, backend: str = "auto") -> str:
         if bias and den * ev.beta[i] > sum(w * ev.beta[k] for k, w in zip(labels, weights)):
             raise CertificateError(f"convex weights[{r}] of label {i}: the bias of label "
                                    f"{i} exceeds the combination of the others")
+    for r, (i, support) in enumerate(zip(ev.simplex_labels, ev.simplex_support)):
+        if not arith.strictly_inside(support, i):
+            raise CertificateError(f"simplex[{r}] of label {i}: z_{i} is not strictly "
+                                   "inside the simplex of its support")
     for r, ((labels, weights, den), T) in enumerate(zip(ev.non_tie, ev.non_tie_t)):
         i, j = ev.non_tie_pairs[r]
         c = arith.nonzero_coordinate([i, j, *labels], [sum(weights) + T, -T,
@@ -793,10 +941,12 @@ def check_archive(archive: Archive, backend: str = "auto") -> str:
             if slack > 0 or (slack == 0 and not any(weights)):
                 raise CertificateError(f"no-tie certificate[{r}] of {i} and {j}: the bias "
                                        f"term is {'positive' if slack > 0 else 'zero with no weight'}")
+    kinds = (f"{len(ev.hull_labels)} convex weights, {len(ev.simplex_labels)} simplices"
+             if ev.simplex_labels else "convex weights")
     return (f"analyze, {n} labels in dimension {ev.d}{' with a bias' if bias else ''}: "
-            f"{len(ev.argmax_labels)} argmaxable (witnesses), {len(ev.hull_labels)} "
-            f"unargmaxable (convex weights); {decided} of {comb(n, 2)} pairs decided: "
-            f"{len(ev.tie_pairs)} can tie, {len(ev.non_tie_pairs)} cannot")
+            f"{len(ev.argmax_labels)} argmaxable (witnesses), {counts['unargmaxable']} "
+            f"unargmaxable ({kinds}); {decided} of {comb(n, 2)} pairs decided: "
+            f"{len(ev.tie_pairs)} can tie, {counts['non_tie_pairs']} cannot")
 
 
 def check_file(path, *, backend: str = "auto") -> str:
