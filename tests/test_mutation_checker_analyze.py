@@ -309,6 +309,9 @@ MANIFEST_FORGERIES = [
     (_set("input", "sha256", "g" * 64), "input.sha256: expected 64 lowercase hex digits"),
     (_set("input", "source", "tensor", DELETE), "input.source: missing 'tensor'"),
     (_set("input", "extra", 1), "input: unexpected 'extra'"),
+    (_set("input", 5), "input: expected an object, got 5"),
+    (_set("extra", 1), "manifest.json: unexpected 'extra'"),
+    (_set("assertion", DELETE), "manifest.json: missing 'assertion'"),
     (_set("assertion", "argmaxable", -1), "assertion.argmaxable: expected an integer >= 0, "
                                           "got -1"),
     (_set("assertion", "unargmaxable", "1"), "assertion.unargmaxable: expected an integer "
