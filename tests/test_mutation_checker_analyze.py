@@ -1570,3 +1570,45 @@ def test_completeness_is_counted_in_pairs_of_labels(biased):
     assert biased.forge(None, _set("assertion", "complete", flipped)) == (
         "INVALID", f"assertion.complete is {str(flipped).lower()}, but {decided} of "
                    f"{total} pairs are decided")
+
+
+def test_confirm_matrix_compares_the_whole_stored_matrix_and_bias(square, biased, tmp_path):
+    """The stored ``Z`` and bias, and the given matrix and bias, must all have the
+    certificate's sizes: entries compared pairwise would otherwise leave some out, and
+    a head with a row or column the certificate never saw would be confirmed."""
+    # A stored Z with a column more than the manifest's d, its first d columns right.
+    wide = scaled_archive(tmp_path / "wide.zip", [[1, 0, 5], [0, 1, 5], [2, 2, 5]], "1/1")
+    wide = rewrite_manifest(wide, _set("input", "d", 2), tmp_path / "wide2.zip")
+    with pytest.raises(CertificateError) as info:
+        checker.confirm_matrix(wide, rows=[[1, 0], [0, 1], [2, 2]])
+    assert str(info.value) == "Z: shape (3, 3), expected (3, 2)"
+    # A stored Z with a row fewer than n: the given head's last row is in no certificate.
+    short = scaled_archive(tmp_path / "short.zip", [[1, 0], [0, 1]], "1/1")
+    short = rewrite_manifest(short, _set("input", "n", 3), tmp_path / "short2.zip")
+    for given in ([[1, 0], [0, 1], [7, 7]], np.array([[1, 0], [0, 1], [7, 7]], float)):
+        with pytest.raises(CertificateError) as info:
+            checker.confirm_matrix(short, rows=given) if isinstance(given, list) else \
+                checker.confirm_matrix(short, array=given)
+        assert str(info.value) == "Z: shape (2, 2), expected (3, 2)"
+    # The given rows: ragged, or none.
+    path = square.path()
+    for rows, size in (([[1, 0], [0], [-1, 0], [0, -1], [0, 0]], "5 x ragged"),
+                       ([[1, 0, 9], [0, 1], [-1, 0], [0, -1], [0, 0]], "5 x ragged"),
+                       ([], "0 x 0")):
+        with pytest.raises(CertificateError) as info:
+            checker.confirm_matrix(path, rows=rows)
+        assert str(info.value) == f"the matrix is {size}, the certificate's Z is 5 x 2"
+    with pytest.raises(CertificateError) as info:
+        checker.confirm_matrix(path, array=np.zeros(10))
+    assert str(info.value) == "the matrix is of shape (10,), the certificate's Z is 5 x 2"
+    # The bias: stored with an entry fewer, or given with one fewer or one more.
+    W, b = BIASED
+    with pytest.raises(CertificateError) as info:
+        checker.confirm_matrix(biased.path(lambda a: a["bias"].pop()), rows=W, bias=b[:3])
+    assert str(info.value) == "bias: shape (3,), expected (4,)"
+    path = biased.path()
+    for given in (b[:3], [*b, 0]):
+        with pytest.raises(CertificateError) as info:
+            checker.confirm_matrix(path, rows=W, bias=given)
+        assert str(info.value) == f"the bias has {len(given)} entries, the certificate's has 4"
+    assert checker.confirm_matrix(path, rows=W, bias=b) == "Z = 3 W exactly for all 4 x 1 entries"
