@@ -438,6 +438,8 @@ def test_npy_headers_are_checked_and_named():
     cases = [
         (b"\x93NUMPX" + good[6:], "a: not a .npy array"),
         (good[:9], "a: not a .npy array"),
+        # Ten bytes: the magic string, the version and an empty header.
+        (b"\x93NUMPY\x01\x00\x00\x00", "a: unreadable .npy header"),
         (b"\x93NUMPY\x04\x00" + good[8:], "a: unknown .npy version 4"),
         (b"\x93NUMPY\x00\x00" + good[8:], "a: unknown .npy version 0"),
         (header(descr="<f8") + bytes(16), None),
