@@ -12,6 +12,7 @@ near cancellation, blocks of any width with one block.
 
 from __future__ import annotations
 
+import ast
 import copy
 import hashlib
 import io
@@ -470,6 +471,14 @@ def test_npy_headers_are_checked_and_named():
     with pytest.raises(CertificateError, match=r"^a: expected a C-order .npy array of "
                                                r"<i8, <u4 or \|i1, got header \[1, 2\]$"):
         checker.parse_npy(b"\x93NUMPY\x01\x00\x06\x00[1, 2]", "a")
+    # A long header is shown by its first 60 characters only (the message is one line).
+    long = header(extra="'x': '" + "y" * 200 + "'")
+    shown = str(ast.literal_eval(long[10:].decode("latin-1")))
+    assert len(shown) > 200
+    with pytest.raises(CertificateError) as info:
+        checker.parse_npy(long + bytes(16), "a")
+    assert str(info.value) == ("a: expected a C-order .npy array of <i8, <u4 or |i1, got "
+                               f"header {shown[:60]}")
     # Payload sizes of each type: |i1 one byte, <u4 four, <i8 eight.
     for descr, size in (("|i1", 1), ("<u4", 4), ("<i8", 8)):
         assert len(checker.parse_npy(header(descr=descr, shape=(2, 3)) + bytes(6 * size),
