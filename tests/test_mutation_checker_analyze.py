@@ -540,6 +540,9 @@ def test_limb_arrays_are_checked_and_named():
         (limb_members([[1, -1], [1, 1]], [-1, 2], [3, 4], (2, 2)), "A: negative limb width"),
         (limb_members([[1, -1]], [1], [3, 4, 5], (1, 2)), "A: 3 limbs, the widths need 2"),
         (limb_members([[1, -1]], [2], [3, 4], (1, 2)), "A: 2 limbs, the widths need 4"),
+        # Rows of widths 1, 0 and 2 need 2 + 0 + 4 limbs, all rows counted.
+        (limb_members([[1, -1], [0, 0], [1, 1]], [1, 0, 2], [3, 4, 5, 6, 7], (3, 2)),
+         "A: 5 limbs, the widths need 6"),
         (limb_members([[[1]]], [1], [3], (1, 1, 1)),
          "A: expected a 1-D or 2-D array, got shape (1, 1, 1)"),
     ]
