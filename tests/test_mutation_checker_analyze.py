@@ -1626,3 +1626,29 @@ def test_confirm_matrix_compares_the_whole_stored_matrix_and_bias(square, biased
             checker.confirm_matrix(path, rows=W, bias=given)
         assert str(info.value) == f"the bias has {len(given)} entries, the certificate's has 4"
     assert checker.confirm_matrix(path, rows=W, bias=b) == "Z = 3 W exactly for all 4 x 1 entries"
+
+
+def replace_member(path, member, data, out):
+    with zipfile.ZipFile(path) as z:
+        members = {name: z.read(name) for name in z.namelist()}
+    assert member in members
+    members[member] = data
+    with zipfile.ZipFile(out, "w") as z:
+        for name, value in members.items():
+            z.writestr(name, value)
+    return out
+
+
+def test_a_broken_npy_member_is_named_by_its_file(square, tmp_path):
+    """Each member of the archive, in either encoding, is read as a .npy array and a
+    broken one is named by its own file name."""
+    limbs = square.path(encodings={"argmax_points": "limbs", "hull_weights": "limbs"})
+    for member in ("hull_weights.npy", "tie_pairs.npy", "non_tie_t.npy"):
+        out = replace_member(square.path(), member, b"not an array", tmp_path / "b.zip")
+        assert both(out) == ("INVALID", f"{member}: not a .npy array")
+    for member in ("argmax_points.sign.npy", "argmax_points.width.npy",
+                   "hull_weights.limbs.npy"):
+        out = replace_member(limbs, member, npy([1.5], "<f8"), tmp_path / "l.zip")
+        verdict_, message = both(out)
+        assert verdict_ == "INVALID" and message.startswith(
+            f"{member}: expected a C-order .npy array of <i8, <u4 or |i1, got header "), message
