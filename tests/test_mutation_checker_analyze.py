@@ -1652,3 +1652,25 @@ def test_a_broken_npy_member_is_named_by_its_file(square, tmp_path):
         verdict_, message = both(out)
         assert verdict_ == "INVALID" and message.startswith(
             f"{member}: expected a C-order .npy array of <i8, <u4 or |i1, got header "), message
+    # Readable members of the wrong kind are named by their array.
+    _, arrays = read(square.path())
+    count = len(arrays["non_tie_t"])
+    out = replace_member(square.path(), "non_tie_t.npy", npy([0] * count, "|i1"),
+                         tmp_path / "t.zip")
+    assert both(out) == ("INVALID", "non_tie_t: expected int64 entries")
+    rows = len(arrays["argmax_points"])
+    out = replace_member(limbs, "argmax_points.width.npy", npy([-1] * rows, "<i8"),
+                         tmp_path / "w.zip")
+    assert both(out) == ("INVALID", "argmax_points: negative limb width")
+    # A member listed but unreadable (its stored bytes altered: the CRC fails).
+    path = square.path()
+    with zipfile.ZipFile(path) as z:
+        info = z.getinfo("hull_weights.npy")
+        assert info.compress_type == zipfile.ZIP_STORED
+        start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+    data = bytearray(path.read_bytes())
+    data[start + info.file_size - 1] ^= 1
+    (tmp_path / "crc.zip").write_bytes(bytes(data))
+    verdict_, message = both(tmp_path / "crc.zip")
+    assert verdict_ == "INVALID" and message.startswith("hull_weights.npy: cannot read: "), \
+        message
