@@ -1335,9 +1335,10 @@ def test_a_bias_beyond_int64_is_checked_in_python_integers(biased):
     assert python.z_row(2) == b["Z"][2]
 
 
-def scaled_archive(path, Z, scale: str):
+def scaled_archive(path, Z, scale: str, encoding=None):
     """An archive holding only ``Z`` and ``scale`` that ``confirm_matrix`` reads (the
-    evidence arrays empty: this is not a valid certificate, and need not be)."""
+    evidence arrays empty: this is not a valid certificate, and need not be); ``Z`` in
+    ``encoding``, by default int64 if every entry is below ``2^63`` in size."""
     n, d = len(Z), len(Z[0])
     manifest = {
         "format": "verify-certificate/1", "claim": "analyze",
@@ -1349,8 +1350,9 @@ def scaled_archive(path, Z, scale: str):
         "evidence": {"encoding": {k: "int64" for k in ORDER if k != "bias"}}}
     arrays = {k: [] for k in ORDER if k != "bias"}
     arrays["Z"] = Z
-    if max(abs(z) for row in Z for z in row) >> 63:
-        manifest["evidence"]["encoding"]["Z"] = "limbs"
+    if encoding is None:
+        encoding = "limbs" if max(abs(z) for row in Z for z in row) >> 63 else "int64"
+    manifest["evidence"]["encoding"]["Z"] = encoding
     return write(path, manifest, arrays, shapes={"argmax_points": (0, d),
                                                  "tie_points": (0, d)})
 
@@ -1426,6 +1428,17 @@ def test_confirm_matrix_fast_path_does_not_round_or_wrap(tmp_path):
         assert checker.confirm_matrix(path, rows=exact).startswith("Z = 1 W exactly")
     path = scaled_archive(tmp_path / "m.zip", [[-M, 2 ** 60]], "1/1")
     assert checker.confirm_matrix(path, array=np.array([[-(2.0 ** 63), 2.0 ** 60]]))
+    # -2^63 stored as int64 (it fits) against the float 2^63, which the cast to int64
+    # would wrap to -2^63: compared exactly, and refused, in either encoding.
+    for encoding in ("int64", "limbs"):
+        path = scaled_archive(tmp_path / f"{encoding}.zip", [[-M, 1]], "1/1", encoding)
+        for W in ([[2.0 ** 63, 1.0]], [[-(2.0 ** 63), 1.0]]):
+            given = np.array(W)
+            if W[0][0] > 0:
+                with pytest.raises(CertificateError, match="^row 0, column 0: Z is "):
+                    checker.confirm_matrix(path, array=given)
+            else:
+                assert checker.confirm_matrix(path, array=given).startswith("Z = 1 W")
 
 
 def test_confirm_matrix_fast_path_only_for_float64_values_of_float_arrays(tmp_path):
