@@ -308,6 +308,13 @@ MANIFEST_FORGERIES = [
                                            "hex digits"),
     (_set("input", "sha256", HEX + "0"), "input.sha256: expected 64 lowercase hex digits"),
     (_set("input", "sha256", "g" * 64), "input.sha256: expected 64 lowercase hex digits"),
+    # 64 characters, one of them not a hex digit: first, middle or last.
+    (_set("input", "sha256", "X" + HEX[1:]), "input.sha256: expected 64 lowercase hex "
+                                             "digits"),
+    (_set("input", "sha256", HEX[:32] + "G" + HEX[33:]), "input.sha256: expected 64 "
+                                                         "lowercase hex digits"),
+    (_set("input", "source", "sha256", HEX[:63] + "z"), "input.source.sha256: expected 64 "
+                                                        "lowercase hex digits"),
     (_set("input", "source", "tensor", DELETE), "input.source: missing 'tensor'"),
     (_set("input", "extra", 1), "input: unexpected 'extra'"),
     (_set("input", 5), "input: expected an object, got 5"),
