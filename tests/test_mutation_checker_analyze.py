@@ -1624,6 +1624,13 @@ def test_confirm_matrix_compares_the_whole_stored_matrix_and_bias(square, biased
             checker.confirm_matrix(short, rows=given) if isinstance(given, list) else \
                 checker.confirm_matrix(short, array=given)
         assert str(info.value) == "Z: shape (2, 2), expected (3, 2)"
+    # A stored Z of no columns (its rows are empty lists) in either encoding.
+    for encoding in ("int64", "limbs"):
+        empty = scaled_archive(tmp_path / "e.zip", [[], []], "1/1", encoding)
+        empty = rewrite_manifest(empty, _set("input", "d", 2), tmp_path / f"e{encoding}.zip")
+        with pytest.raises(CertificateError) as info:
+            checker.confirm_matrix(empty, rows=[[0, 0], [0, 0]])
+        assert str(info.value) == "Z: shape (2, 0), expected (2, 2)"
     # The given rows: ragged, or none.
     path = square.path()
     for rows, size in (([[1, 0], [0], [-1, 0], [0, -1], [0, 0]], "5 x ragged"),
