@@ -12,6 +12,7 @@ near cancellation, blocks of any width with one block.
 
 from __future__ import annotations
 
+import ast
 import copy
 import hashlib
 import io
@@ -307,8 +308,18 @@ MANIFEST_FORGERIES = [
                                            "hex digits"),
     (_set("input", "sha256", HEX + "0"), "input.sha256: expected 64 lowercase hex digits"),
     (_set("input", "sha256", "g" * 64), "input.sha256: expected 64 lowercase hex digits"),
+    # 64 characters, one of them not a hex digit: first, middle or last.
+    (_set("input", "sha256", "X" + HEX[1:]), "input.sha256: expected 64 lowercase hex "
+                                             "digits"),
+    (_set("input", "sha256", HEX[:32] + "G" + HEX[33:]), "input.sha256: expected 64 "
+                                                         "lowercase hex digits"),
+    (_set("input", "source", "sha256", HEX[:63] + "z"), "input.source.sha256: expected 64 "
+                                                        "lowercase hex digits"),
     (_set("input", "source", "tensor", DELETE), "input.source: missing 'tensor'"),
     (_set("input", "extra", 1), "input: unexpected 'extra'"),
+    (_set("input", 5), "input: expected an object, got 5"),
+    (_set("extra", 1), "manifest.json: unexpected 'extra'"),
+    (_set("assertion", DELETE), "manifest.json: missing 'assertion'"),
     (_set("assertion", "argmaxable", -1), "assertion.argmaxable: expected an integer >= 0, "
                                           "got -1"),
     (_set("assertion", "unargmaxable", "1"), "assertion.unargmaxable: expected an integer "
@@ -435,6 +446,8 @@ def test_npy_headers_are_checked_and_named():
     cases = [
         (b"\x93NUMPX" + good[6:], "a: not a .npy array"),
         (good[:9], "a: not a .npy array"),
+        # Ten bytes: the magic string, the version and an empty header.
+        (b"\x93NUMPY\x01\x00\x00\x00", "a: unreadable .npy header"),
         (b"\x93NUMPY\x04\x00" + good[8:], "a: unknown .npy version 4"),
         (b"\x93NUMPY\x00\x00" + good[8:], "a: unknown .npy version 0"),
         (header(descr="<f8") + bytes(16), None),
@@ -465,6 +478,14 @@ def test_npy_headers_are_checked_and_named():
     with pytest.raises(CertificateError, match=r"^a: expected a C-order .npy array of "
                                                r"<i8, <u4 or \|i1, got header \[1, 2\]$"):
         checker.parse_npy(b"\x93NUMPY\x01\x00\x06\x00[1, 2]", "a")
+    # A long header is shown by its first 60 characters only (the message is one line).
+    long = header(extra="'x': '" + "y" * 200 + "'")
+    shown = str(ast.literal_eval(long[10:].decode("latin-1")))
+    assert len(shown) > 200
+    with pytest.raises(CertificateError) as info:
+        checker.parse_npy(long + bytes(16), "a")
+    assert str(info.value) == ("a: expected a C-order .npy array of <i8, <u4 or |i1, got "
+                               f"header {shown[:60]}")
     # Payload sizes of each type: |i1 one byte, <u4 four, <i8 eight.
     for descr, size in (("|i1", 1), ("<u4", 4), ("<i8", 8)):
         assert len(checker.parse_npy(header(descr=descr, shape=(2, 3)) + bytes(6 * size),
@@ -526,6 +547,9 @@ def test_limb_arrays_are_checked_and_named():
         (limb_members([[1, -1], [1, 1]], [-1, 2], [3, 4], (2, 2)), "A: negative limb width"),
         (limb_members([[1, -1]], [1], [3, 4, 5], (1, 2)), "A: 3 limbs, the widths need 2"),
         (limb_members([[1, -1]], [2], [3, 4], (1, 2)), "A: 2 limbs, the widths need 4"),
+        # Rows of widths 1, 0 and 2 need 2 + 0 + 4 limbs, all rows counted.
+        (limb_members([[1, -1], [0, 0], [1, 1]], [1, 0, 2], [3, 4, 5, 6, 7], (3, 2)),
+         "A: 5 limbs, the widths need 6"),
         (limb_members([[[1]]], [1], [3], (1, 1, 1)),
          "A: expected a 1-D or 2-D array, got shape (1, 1, 1)"),
     ]
@@ -1318,9 +1342,10 @@ def test_a_bias_beyond_int64_is_checked_in_python_integers(biased):
     assert python.z_row(2) == b["Z"][2]
 
 
-def scaled_archive(path, Z, scale: str):
+def scaled_archive(path, Z, scale: str, encoding=None):
     """An archive holding only ``Z`` and ``scale`` that ``confirm_matrix`` reads (the
-    evidence arrays empty: this is not a valid certificate, and need not be)."""
+    evidence arrays empty: this is not a valid certificate, and need not be); ``Z`` in
+    ``encoding``, by default int64 if every entry is below ``2^63`` in size."""
     n, d = len(Z), len(Z[0])
     manifest = {
         "format": "verify-certificate/1", "claim": "analyze",
@@ -1332,8 +1357,9 @@ def scaled_archive(path, Z, scale: str):
         "evidence": {"encoding": {k: "int64" for k in ORDER if k != "bias"}}}
     arrays = {k: [] for k in ORDER if k != "bias"}
     arrays["Z"] = Z
-    if max(abs(z) for row in Z for z in row) >> 63:
-        manifest["evidence"]["encoding"]["Z"] = "limbs"
+    if encoding is None:
+        encoding = "limbs" if max(abs(z) for row in Z for z in row) >> 63 else "int64"
+    manifest["evidence"]["encoding"]["Z"] = encoding
     return write(path, manifest, arrays, shapes={"argmax_points": (0, d),
                                                  "tie_points": (0, d)})
 
@@ -1409,6 +1435,17 @@ def test_confirm_matrix_fast_path_does_not_round_or_wrap(tmp_path):
         assert checker.confirm_matrix(path, rows=exact).startswith("Z = 1 W exactly")
     path = scaled_archive(tmp_path / "m.zip", [[-M, 2 ** 60]], "1/1")
     assert checker.confirm_matrix(path, array=np.array([[-(2.0 ** 63), 2.0 ** 60]]))
+    # -2^63 stored as int64 (it fits) against the float 2^63, which the cast to int64
+    # would wrap to -2^63: compared exactly, and refused, in either encoding.
+    for encoding in ("int64", "limbs"):
+        path = scaled_archive(tmp_path / f"{encoding}.zip", [[-M, 1]], "1/1", encoding)
+        for W in ([[2.0 ** 63, 1.0]], [[-(2.0 ** 63), 1.0]]):
+            given = np.array(W)
+            if W[0][0] > 0:
+                with pytest.raises(CertificateError, match="^row 0, column 0: Z is "):
+                    checker.confirm_matrix(path, array=given)
+            else:
+                assert checker.confirm_matrix(path, array=given).startswith("Z = 1 W")
 
 
 def test_confirm_matrix_fast_path_only_for_float64_values_of_float_arrays(tmp_path):
@@ -1567,3 +1604,100 @@ def test_completeness_is_counted_in_pairs_of_labels(biased):
     assert biased.forge(None, _set("assertion", "complete", flipped)) == (
         "INVALID", f"assertion.complete is {str(flipped).lower()}, but {decided} of "
                    f"{total} pairs are decided")
+
+
+def test_confirm_matrix_compares_the_whole_stored_matrix_and_bias(square, biased, tmp_path):
+    """The stored ``Z`` and bias, and the given matrix and bias, must all have the
+    certificate's sizes: entries compared pairwise would otherwise leave some out, and
+    a head with a row or column the certificate never saw would be confirmed."""
+    # A stored Z with a column more than the manifest's d, its first d columns right.
+    wide = scaled_archive(tmp_path / "wide.zip", [[1, 0, 5], [0, 1, 5], [2, 2, 5]], "1/1")
+    wide = rewrite_manifest(wide, _set("input", "d", 2), tmp_path / "wide2.zip")
+    with pytest.raises(CertificateError) as info:
+        checker.confirm_matrix(wide, rows=[[1, 0], [0, 1], [2, 2]])
+    assert str(info.value) == "Z: shape (3, 3), expected (3, 2)"
+    # A stored Z with a row fewer than n: the given head's last row is in no certificate.
+    short = scaled_archive(tmp_path / "short.zip", [[1, 0], [0, 1]], "1/1")
+    short = rewrite_manifest(short, _set("input", "n", 3), tmp_path / "short2.zip")
+    for given in ([[1, 0], [0, 1], [7, 7]], np.array([[1, 0], [0, 1], [7, 7]], float)):
+        with pytest.raises(CertificateError) as info:
+            checker.confirm_matrix(short, rows=given) if isinstance(given, list) else \
+                checker.confirm_matrix(short, array=given)
+        assert str(info.value) == "Z: shape (2, 2), expected (3, 2)"
+    # A stored Z of no columns (its rows are empty lists) in either encoding.
+    for encoding in ("int64", "limbs"):
+        empty = scaled_archive(tmp_path / "e.zip", [[], []], "1/1", encoding)
+        empty = rewrite_manifest(empty, _set("input", "d", 2), tmp_path / f"e{encoding}.zip")
+        with pytest.raises(CertificateError) as info:
+            checker.confirm_matrix(empty, rows=[[0, 0], [0, 0]])
+        assert str(info.value) == "Z: shape (2, 0), expected (2, 2)"
+    # The given rows: ragged, or none.
+    path = square.path()
+    for rows, size in (([[1, 0], [0], [-1, 0], [0, -1], [0, 0]], "5 x ragged"),
+                       ([[1, 0, 9], [0, 1], [-1, 0], [0, -1], [0, 0]], "5 x ragged"),
+                       ([], "0 x 0")):
+        with pytest.raises(CertificateError) as info:
+            checker.confirm_matrix(path, rows=rows)
+        assert str(info.value) == f"the matrix is {size}, the certificate's Z is 5 x 2"
+    with pytest.raises(CertificateError) as info:
+        checker.confirm_matrix(path, array=np.zeros(10))
+    assert str(info.value) == "the matrix is of shape (10,), the certificate's Z is 5 x 2"
+    # The bias: stored with an entry fewer, or given with one fewer or one more.
+    W, b = BIASED
+    with pytest.raises(CertificateError) as info:
+        checker.confirm_matrix(biased.path(lambda a: a["bias"].pop()), rows=W, bias=b[:3])
+    assert str(info.value) == "bias: shape (3,), expected (4,)"
+    path = biased.path()
+    for given in (b[:3], [*b, 0]):
+        with pytest.raises(CertificateError) as info:
+            checker.confirm_matrix(path, rows=W, bias=given)
+        assert str(info.value) == f"the bias has {len(given)} entries, the certificate's has 4"
+    assert checker.confirm_matrix(path, rows=W, bias=b) == "Z = 3 W exactly for all 4 x 1 entries"
+
+
+def replace_member(path, member, data, out):
+    with zipfile.ZipFile(path) as z:
+        members = {name: z.read(name) for name in z.namelist()}
+    assert member in members
+    members[member] = data
+    with zipfile.ZipFile(out, "w") as z:
+        for name, value in members.items():
+            z.writestr(name, value)
+    return out
+
+
+def test_a_broken_npy_member_is_named_by_its_file(square, tmp_path):
+    """Each member of the archive, in either encoding, is read as a .npy array and a
+    broken one is named by its own file name."""
+    limbs = square.path(encodings={"argmax_points": "limbs", "hull_weights": "limbs"})
+    for member in ("hull_weights.npy", "tie_pairs.npy", "non_tie_t.npy"):
+        out = replace_member(square.path(), member, b"not an array", tmp_path / "b.zip")
+        assert both(out) == ("INVALID", f"{member}: not a .npy array")
+    for member in ("argmax_points.sign.npy", "argmax_points.width.npy",
+                   "hull_weights.limbs.npy"):
+        out = replace_member(limbs, member, npy([1.5], "<f8"), tmp_path / "l.zip")
+        verdict_, message = both(out)
+        assert verdict_ == "INVALID" and message.startswith(
+            f"{member}: expected a C-order .npy array of <i8, <u4 or |i1, got header "), message
+    # Readable members of the wrong kind are named by their array.
+    _, arrays = read(square.path())
+    count = len(arrays["non_tie_t"])
+    out = replace_member(square.path(), "non_tie_t.npy", npy([0] * count, "|i1"),
+                         tmp_path / "t.zip")
+    assert both(out) == ("INVALID", "non_tie_t: expected int64 entries")
+    rows = len(arrays["argmax_points"])
+    out = replace_member(limbs, "argmax_points.width.npy", npy([-1] * rows, "<i8"),
+                         tmp_path / "w.zip")
+    assert both(out) == ("INVALID", "argmax_points: negative limb width")
+    # A member listed but unreadable (its stored bytes altered: the CRC fails).
+    path = square.path()
+    with zipfile.ZipFile(path) as z:
+        info = z.getinfo("hull_weights.npy")
+        assert info.compress_type == zipfile.ZIP_STORED
+        start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+    data = bytearray(path.read_bytes())
+    data[start + info.file_size - 1] ^= 1
+    (tmp_path / "crc.zip").write_bytes(bytes(data))
+    verdict_, message = both(tmp_path / "crc.zip")
+    assert verdict_ == "INVALID" and message.startswith("hull_weights.npy: cannot read: "), \
+        message

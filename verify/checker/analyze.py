@@ -985,10 +985,17 @@ def confirm_matrix(path, *, rows=None, array=None, bias=None, file=None) -> str:
         notes.append("SHA-256 of the file matches")
     Z = archive.array("Z", m["encoding"]["Z"])
     n, d = m["n"], m["d"]
-    shape = tuple(array.shape) if array is not None else (len(rows), len(rows[0]))
+    # The stored Z must be n x d itself: the entries are compared through zip, which
+    # would stop at the shorter of a stored row and a given one.
+    _shape(Z, (n, d), "Z")
+    if array is not None:
+        shape = tuple(array.shape)
+    else:  # every row must have d entries (zip below would stop at a short row)
+        widths = {len(row) for row in rows}
+        shape = (len(rows), widths.pop() if len(widths) == 1 else "ragged" if widths else 0)
     if shape != (n, d):
-        raise CertificateError(f"the matrix is {shape[0]} x {shape[1]}, the certificate's "
-                               f"Z is {n} x {d}")
+        size = " x ".join(map(str, shape)) if len(shape) == 2 else f"of shape {shape}"
+        raise CertificateError(f"the matrix is {size}, the certificate's Z is {n} x {d}")
     p, q = scale.numerator, scale.denominator
     np = numpy_or_none() if array is not None else None
     step = 4096
@@ -1016,7 +1023,12 @@ def confirm_matrix(path, *, rows=None, array=None, bias=None, file=None) -> str:
     if m["bias"]:
         if bias is None:
             raise CertificateError("the certificate has a bias; give it (--bias)")
-        beta = archive.array("bias", m["encoding"]["bias"]).rows()
+        stored = archive.array("bias", m["encoding"]["bias"])
+        _shape(stored, (n,), "bias")
+        if len(bias) != n:
+            raise CertificateError(f"the bias has {len(bias)} entries, the certificate's "
+                                   f"has {n}")
+        beta = stored.rows()
         for r, (z, w) in enumerate(zip(beta, bias)):
             if Fraction(z) != scale * Fraction(w):
                 raise CertificateError(f"bias entry {r}: the certificate has {z}, the scale "
