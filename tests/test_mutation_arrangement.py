@@ -615,6 +615,7 @@ def test_whitney_mobius_of_large_flats_from_their_lattice_equals_the_whole_latti
     expected = cell_count(H)
     monkeypatch.setattr(whitney, "CROSSCUT_MEMBERS", 0)
     assert whitney.cell_count_by_ranks(H) == expected
+    _whitney_numbers_against_the_lattice(H.tolist())
 
 
 def test_whitney_braid_arrangement_by_lattices_of_flats_has_n_factorial_cells(monkeypatch):
@@ -679,6 +680,7 @@ def test_whitney_as_many_normals_as_the_rank_squared(r):
     H = np.array(list(rows.values()), dtype=np.int64)
     assert np.linalg.matrix_rank(H) == r
     assert cell_count_by_ranks(H) == cell_count(H.tolist())
+    _whitney_numbers_against_the_lattice(H.tolist())
 
 
 @pytest.mark.parametrize("m", [16, 20, 21, 24, 26, 28, 30])
@@ -787,3 +789,40 @@ def test_graph_search_lists_each_edge_once(seed, K, r):
 
     edges = search_topes(_primitive_hyperplanes(seed, K, r)).edges
     assert len(edges) == len(set(edges))
+
+
+@pytest.mark.parametrize("n, d, seed", [(5, 4, 1), (5, 5, 2)])
+def test_whitney_columns_scaled_by_large_factors_keep_the_count(n, d, seed):
+    """A linear change of coordinates (a dense integer matrix, then column scalings)
+    keeps the lattice of flats and the count; with factors near 2^40 the minors and the products with the
+    coordinate vectors that complete them exceed 2^53 and need exact integers."""
+    from verify.arrangement.whitney import cell_count_by_ranks
+    from verify.arrangement.zaslavsky import cell_count
+
+    H = _essential_braid(n, d, 1, seed)
+    assert H is not None and H.shape[1] >= 4
+    r = H.shape[1]
+    rng = random.Random(seed)
+    while True:                 # a dense invertible change of coordinates, then scalings
+        U = [[rng.randint(-3, 3) for _ in range(r)] for _ in range(r)]
+        if fmpz_mat(U).det() != 0:
+            break
+    factors = [2 ** 40 + 1, 3 ** 25, 2 ** 39 - 7, 5 ** 17, 7 ** 14][:r]
+    dense = [[sum(int(h[i]) * U[i][j] for i in range(r)) for j in range(r)]
+             for h in H.tolist()]
+    scaled = [[a * f for a, f in zip(row, factors)] for row in dense]
+    assert cell_count_by_ranks(scaled) == cell_count(H) == cell_count(scaled)
+    _whitney_numbers_against_the_lattice(scaled)
+
+
+def _whitney_numbers_against_the_lattice(H):
+    """Each ``b_k`` against the Möbius values of the whole lattice: for an even rank the
+    count ``sum b_k + |sum (-1)^k b_k|`` does not depend on the even ``b_k`` (when the
+    alternating sum is negative), so the count alone would not see them."""
+    from verify.arrangement.whitney import whitney_number
+    from verify.arrangement.zaslavsky import mobius_levels
+
+    levels = mobius_levels(H)
+    exact = np.array([[int(a) for a in row] for row in H], dtype=object)
+    for k in range(2, exact.shape[1]):
+        assert whitney_number(exact, k) == sum(abs(int(mu)) for mu in levels[k])
