@@ -826,3 +826,48 @@ def _whitney_numbers_against_the_lattice(H):
     exact = np.array([[int(a) for a in row] for row in H], dtype=object)
     for k in range(2, exact.shape[1]):
         assert whitney_number(exact, k) == sum(abs(int(mu)) for mu in levels[k])
+
+
+# --- verify/arrangement/field_chirotope.py -----------------------------------------
+
+_CHIROTOPE_STATS = {"chirotope_filter", "chirotope_contains_dependent_set", "chirotope_closure",
+                    "chirotope_exact", "chirotope_dependencies_certified"}
+
+
+@pytest.mark.parametrize("P", [
+    [[1, 0], [0, 1], [1, 1]],                                  # the filter decides all
+    [[1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1], [1, 0, 1]],    # zero minors too
+    [[SQRT2, 1], [2, SQRT2], [1, 0]],                          # sqrt 2 (2 - 2 = 0)
+])
+def test_field_chirotope_statistics_partition_the_minors_and_add_up(P):
+    """Every maximal minor is decided once (filter, a dependent subset, closure or an
+    exact determinant); the statistics of two calls add up in one dictionary."""
+    from math import comb
+
+    from verify.arrangement.field_chirotope import certified_chirotope
+
+    once = {}
+    chi = certified_chirotope(P, stats=once)
+    assert set(once) == _CHIROTOPE_STATS
+    decided = sum(once[k] for k in _CHIROTOPE_STATS if k != "chirotope_dependencies_certified")
+    assert decided == comb(len(P), len(P[0])) == len(chi.table)
+    if all(s != 0 for s in chi.table.tolist()):
+        assert once["chirotope_dependencies_certified"] == 0
+    twice = {}
+    certified_chirotope(P, stats=twice)
+    certified_chirotope(P, stats=twice)
+    assert twice == {k: 2 * v for k, v in once.items()}
+
+
+def test_field_chirotope_refuses_more_minors_than_its_limit_and_no_fewer(monkeypatch):
+    from math import comb
+
+    from verify.arrangement import field_chirotope as fc
+
+    P = [[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1], [1, 2, 3]]
+    monkeypatch.setattr(fc, "MAX_SIGNS", comb(5, 3))
+    assert len(fc.certified_chirotope(P).table) == 10
+    monkeypatch.setattr(fc, "MAX_SIGNS", comb(5, 3) - 1)
+    with pytest.raises(fc.TooLargeError,
+                       match=r"^5 vectors in rank 3 have 10 maximal minors \(limit 9\)$"):
+        fc.certified_chirotope(P)
