@@ -871,3 +871,61 @@ def test_field_chirotope_refuses_more_minors_than_its_limit_and_no_fewer(monkeyp
     with pytest.raises(fc.TooLargeError,
                        match=r"^5 vectors in rank 3 have 10 maximal minors \(limit 9\)$"):
         fc.certified_chirotope(P)
+
+
+@pytest.mark.parametrize("P", [
+    [[1, 0, 0], [2, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]],          # parallel rows
+    [[0, SQRT2, 0], [0, 1, 0], [1, 0, 0], [0, 0, 1], [1, 0, SQRT2]],  # parallel over Q(sqrt 2)
+    [[1, 1, 0, 0], [2, 2, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1], [1, 0, 1, 1], [0, 1, 1, 1]],
+    [[1, 0, 0, 0], [0, 1, 0, 0], [1, 1, 0, 0], [2, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1],
+     [0, 0, 1, 1]],                                                # four rows in a plane
+])
+def test_field_chirotope_dependent_rows_against_exact_determinants(P):
+    """Rows with dependent subsets smaller than the rank (each with a single non-zero
+    minor, or several): every sign against the determinant over ``Q(sqrt 2)``."""
+    from itertools import combinations
+
+    from verify.arrangement.field_chirotope import certified_chirotope
+    from verify.numbers.sqrt_sum import as_sqrt_sum
+
+    r = len(P[0])
+    chi = certified_chirotope(P)
+    for index, I in enumerate(colex_combinations(len(P), r).tolist()):
+        M = [[as_sqrt_sum(a) for a in P[i]] for i in I]
+        assert chi.table[index] == _det_sign(M)
+
+
+def _det_sign(M):
+    """Sign of a determinant by Laplace expansion along the first row (exact)."""
+    if len(M) == 1:
+        return M[0][0].sign()
+    total = None
+    for j, a in enumerate(M[0]):
+        minor = [row[:j] + row[j + 1:] for row in M[1:]]
+        term = a * _det_value(minor) * (1 if j % 2 == 0 else -1)
+        total = term if total is None else total + term
+    return total.sign()
+
+
+def _det_value(M):
+    if len(M) == 1:
+        return M[0][0]
+    total = None
+    for j, a in enumerate(M[0]):
+        minor = [row[:j] + row[j + 1:] for row in M[1:]]
+        term = a * _det_value(minor) * (1 if j % 2 == 0 else -1)
+        total = term if total is None else total + term
+    return total
+
+
+# --- verify/arrangement/stream.py ---------------------------------------------------
+
+
+@pytest.mark.parametrize("M", [[[1, 0], [0, 0], [1, 1]], [[0, 0, 0]], [[1, 2, 3], [0, 0, 0]],
+                               [[1, 0], [0, 1], [1, 1]]])
+def test_stream_count_with_a_zero_row_is_the_empty_pattern(M):
+    """A zero row is never strictly signed: no cells, as the whole engine says; without
+    zero rows the count is the engine's too."""
+    from verify.arrangement.stream import count_cells
+
+    assert count_cells(M) == sign_pattern(M).count
