@@ -929,3 +929,24 @@ def test_stream_count_with_a_zero_row_is_the_empty_pattern(M):
     from verify.arrangement.stream import count_cells
 
     assert count_cells(M) == sign_pattern(M).count
+
+
+@pytest.mark.parametrize("column", [0, 1, 2, 3])
+@pytest.mark.parametrize("bits", [80, 200])
+def test_field_chirotope_near_dependencies_in_every_column(column, bits):
+    """Row 2 = row 0 + row 1 except for ``2^-bits sqrt 3`` in one column (and row 5 =
+    row 3 + row 4 exactly): the filter cannot tell the near-dependent triple from a
+    dependent one, every column of it must be bordered; signs against determinants."""
+    from verify.arrangement.field_chirotope import certified_chirotope
+    from verify.numbers.sqrt_sum import as_sqrt_sum
+
+    tiny = SqrtSum(fmpq(1, 2 ** bits)) * SqrtSum.sqrt(3)
+    a, b = [1, SQRT2, 0, 5], [3, 0, 1, 1]
+    near = [x + y for x, y in zip(a, b)]
+    near[column] = near[column] + tiny
+    c, d = [0, 1, SQRT2, 1], [1, 0, 0, 2]
+    P = [a, b, near, c, d, [x + y for x, y in zip(c, d)], [0, 0, 1, 0]]
+    chi = certified_chirotope(P)
+    for index, I in enumerate(colex_combinations(len(P), 4).tolist()):
+        M = [[as_sqrt_sum(x) for x in P[i]] for i in I]
+        assert chi.table[index] == _det_sign(M)
