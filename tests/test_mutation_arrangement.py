@@ -950,3 +950,27 @@ def test_field_chirotope_near_dependencies_in_every_column(column, bits):
     for index, I in enumerate(colex_combinations(len(P), 4).tolist()):
         M = [[as_sqrt_sum(x) for x in P[i]] for i in I]
         assert chi.table[index] == _det_sign(M)
+
+
+# --- verify/arrangement/cocircuits.py ------------------------------------------------
+
+
+def test_cocircuits_flat_memo_is_kept_for_the_same_matrix_only(monkeypatch):
+    """One memo per matrix: the same object for an equal matrix (a copy), a new one for
+    another matrix of the same shape or of another shape, and again a new one on
+    returning to the first (only the last matrix is remembered). The process-wide cache
+    starts empty here, whatever earlier tests left in it."""
+    from verify.arrangement import cocircuits
+
+    monkeypatch.setattr(cocircuits, "_LAST_MEMO", [None, None])
+    H = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]], dtype=np.int64)
+    first = cocircuits._memo_of(H)
+    assert isinstance(first, cocircuits.FlatMemo)
+    assert cocircuits._memo_of(H.copy()) is first
+    other = H.copy()
+    other[3, 2] = 2
+    second = cocircuits._memo_of(other)
+    assert second is not first and cocircuits._memo_of(other) is second
+    third = cocircuits._memo_of(H[:3])
+    assert third is not second and third is not first
+    assert cocircuits._memo_of(H) is not first
