@@ -57,7 +57,8 @@ class GraphSearchResult:
     """Cells found by the search, with the evidence of each step.
 
     ``cells`` maps a tope (tuple of +1/-1 over the hyperplanes) to its witness point;
-    ``edges`` are pairs of cells across a wall (with the hyperplane);
+    ``edges`` are the pairs of cells across a wall, each once as ``(smaller, larger,
+    hyperplane)``;
     ``refutations`` maps ``(tope, hyperplane)`` to the Gordan certificate proving the
     flipped orthant empty (multiplier indices refer to hyperplanes).
     """
@@ -155,7 +156,10 @@ def search_topes(H) -> GraphSearchResult:
                     _remember(recent[c], evidence, flipped)
             if isinstance(evidence, Witness):
                 result.cells[flipped] = evidence.point
-                result.edges.append((min(tope, flipped), max(tope, flipped), c))
+                # each edge is listed by its smaller cell: the larger one sees the
+                # smaller among the cells when its own turn comes
+                if tope < flipped:
+                    result.edges.append((tope, flipped, c))
                 queue.append(flipped)
             elif isinstance(evidence, GordanCertificate):
                 result.refutations[(tope, c)] = evidence
