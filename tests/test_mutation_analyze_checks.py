@@ -350,3 +350,93 @@ def test_head_signs_are_the_same_in_blocks_of_any_width(n, d, width, data):
         top = _python_dot(W[t], x)
         assert [int(s) for s in signs[:, c]] == [
             (top > v) - (top < v) for v in (_python_dot(w, x) for w in W)]
+
+
+# --- the exact checks of convex weights and of equal rows' no-tie certificates ----------
+
+
+def _convex_weights_hold(W, i, support, Y, D) -> bool:
+    """The definition: ``D z_i = sum_k Y_k z_k``, ``sum Y = D > 0``, ``Y >= 0``, ``i``
+    not in the support, in Python integers."""
+    return (D > 0 and sum(Y) == D and all(y >= 0 for y in Y) and i not in support
+            and all(D * W[i][c] == sum(y * W[k][c] for k, y in zip(support, Y))
+                    for c in range(len(W[i]))))
+
+
+def test_exact_weights_on_a_face_outside_and_with_wrong_supports():
+    """``exact_weights`` (the convex weights of the interior pass and of
+    ``label_certificate``) against the definition: a point on a face of the simplex
+    has a zero weight and is accepted, a point outside is not, several labels are
+    solved at once column by column, and supports that are empty or too long give no
+    weights."""
+    from verify.analyze.argmax import make_head
+    from verify.analyze.interior import exact_weights
+
+    head = make_head([[0, 0, 0], [4, 0, 0], [0, 4, 0], [1, 1, 1], [1, 1, 0], [0, 0, 9],
+                      [9, 9, 9]])
+    W = [list(row) for row in head.Z]
+    support = [0, 1, 2, 5]                      # a simplex of R^3 (d + 1 labels)
+    labels = [4, 6, 3]                          # on the face z = 0, outside, inside
+    got = exact_weights(head, labels, support)
+    for i, found in zip(labels, got):
+        inside = i != 6
+        assert (found is not None) is inside
+        if found is not None:
+            Y, D = found
+            assert _convex_weights_hold(W, i, support, Y, D)
+            assert is_argmax_certificate(W, i, list(zip(support, Y)))
+    # the weights of the face point are unique, and the one of the label off the face
+    # (z = 9) is 0: a zero weight is allowed
+    Y, D = got[0]
+    assert Y[support.index(5)] == 0 and all(Y[r] > 0 for r in range(3))
+    # the labels one at a time give the same answers
+    assert [exact_weights(head, [i], support)[0] for i in labels] == got
+    assert exact_weights(head, [4], []) == [None]
+    assert exact_weights(head, [3], [0, 1, 2, 5, 6]) == [None]   # more than d + 1 labels
+    # a label in its own support has the trivial weights z_i = z_i: refused
+    assert exact_weights(head, [4], [0, 1, 4, 5]) == [None]
+
+
+def test_equal_rows_certificates_with_one_violated_condition_are_rejected(monkeypatch):
+    """``_equal_rows_inside`` checks the weights it is handed (the interior pass's, in
+    integers) before it turns them into a no-tie certificate of two equal rows. Each
+    case below is right except for one condition; the valid ones (one with a zero
+    weight, one on a third copy of the row with ``D = 1``) are accepted and give a
+    certificate that satisfies the definition."""
+    from verify.analyze import interior as interior_module
+    from verify.analyze import ties as ties_module
+    from verify.analyze.argmax import make_head
+
+    # z_0 = z_1 = z_7 = (2, 2), inside the square 2, 3, 4, 5; label 2 is the zero row.
+    head = make_head([[2, 2], [2, 2], [0, 0], [4, 0], [0, 4], [4, 4], [1, 3], [2, 2]])
+    W = [list(row) for row in head.Z]
+    i, j = 0, 1
+
+    def answer(support, Y, D):
+        monkeypatch.setattr(interior_module, "certify_cluster",
+                            lambda head, task: {i: (tuple(support), list(Y), D)})
+        return ties_module._equal_rows_inside(head, i, j)
+
+    valid = [((2, 5), (1, 1), 2), ((3, 4), (1, 1), 2), ((2, 3, 5), (1, 0, 1), 2),
+             ((2, 3, 4, 5), (1, 1, 1, 1), 4), ((7,), (1,), 1)]
+    for support, Y, D in valid:
+        assert _convex_weights_hold(W, i, support, Y, D)
+        cert = answer(support, Y, D)
+        assert cert is not None, (support, Y, D)
+        assert cert.tie == 0
+        assert sorted((k, Fraction(int(y.p), int(y.q))) for k, y in cert.multipliers) == \
+            sorted((k, Fraction(y, D)) for k, y in zip(support, Y) if y)
+        assert is_no_tie_certificate(W, i, j, cert)
+    invalid = [
+        ((2, 5), (0, 0), 0),             # all zero, D = 0
+        ((2, 5), (-1, -1), -2),          # D < 0
+        ((2, 5), (3, 1), 2),             # the equations hold (z_2 = 0), the sum does not
+        ((2, 3, 4, 5), (2, -1, -1, 2), 2),  # equations and sum hold, a weight negative
+        ((3, 5), (1, 1), 2),             # the equations fail
+        ((0,), (1,), 1),                 # label i itself
+        ((1,), (1,), 1),                 # the partner j (equal row: the equations hold)
+        ((2, 5, 0), (1, 1, 0), 2),       # label i with weight 0
+        ((2, 2, 5), (1, 1, 2), 4),       # a label twice
+    ]
+    for support, Y, D in invalid:
+        assert answer(support, Y, D) is None, (support, Y, D)
