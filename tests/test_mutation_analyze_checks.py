@@ -269,6 +269,7 @@ def test_head_signs_agree_with_the_exact_checks_near_cancellation(n, d, bits, da
     partners = [data.draw(st.integers(0, n - 1).filter(lambda p, t=t: p != t))
                 for t in targets]
     signs = head.margin_signs(points, targets)
+    assert signs.dtype.name == "int8" and signs.shape == (n, len(points))  # as documented
     wins = head.wins(points, targets)
     ties = head.wins(points, targets, partners=partners)
     for c, (x, t, p) in enumerate(zip(points, targets, partners)):
@@ -440,3 +441,48 @@ def test_equal_rows_certificates_with_one_violated_condition_are_rejected(monkey
     ]
     for support, Y, D in invalid:
         assert answer(support, Y, D) is None, (support, Y, D)
+
+
+def test_label_certificate_against_the_definition(monkeypatch):
+    """``ExactHead.label_certificate`` (convex weights ``w_i = sum lambda_k w_k`` on a
+    proposed support) against the definition, by both exact routes (the integer null
+    space and the lifting solver of ``exact_weights``): a point inside, on an edge (a
+    zero weight), equal to another row, and outside; on a support whose system has one
+    solution the linear program is not needed, on a degenerate one it decides."""
+    from verify.analyze import argmax as argmax_module
+    from verify.analyze.argmax import make_head
+
+    head = make_head([[0, 0], [4, 0], [0, 4], [1, 1], [2, 0], [4, 4], [1, 1]])
+    W = [list(row) for row in head.Z]
+
+    def weights_hold(i, cert):
+        lam = dict(cert.multipliers)
+        return (len(lam) == len(cert.multipliers) and sum(lam.values()) == 1
+                and all(v > 0 for v in lam.values()) and i not in lam
+                and all(sum(v * W[k][c] for k, v in lam.items()) == W[i][c]
+                        for c in range(len(W[i]))))
+
+    def forbidden(rows):
+        raise AssertionError("a support with one solution needs no linear program")
+
+    cases = [(3, [0, 1, 2], True), (4, [0, 1, 2], True), (3, [6], True)]
+    for lifting in (1 << 30, 1):
+        monkeypatch.setattr(argmax_module, "LIFTING_MIN_SUPPORT", lifting)
+        with monkeypatch.context() as m:
+            m.setattr(argmax_module, "strict_feasibility", forbidden)
+            for i, support, inside in cases:
+                cert = head.label_certificate(i, support)
+                assert (cert is not None) is inside, (i, support)
+                if cert is not None:
+                    assert weights_hold(i, cert) and is_argmax_certificate(W, i, cert.multipliers)
+            # the edge point's weight on the opposite vertex is 0, and left out
+            assert 2 not in dict(head.label_certificate(4, [0, 1, 2]).multipliers)
+        # outside (the one solution has a negative weight), and degenerate supports (more
+        # labels than d + 1, or collinear): the exact simplex decides
+        for i, support, inside in [(5, [0, 1, 2], False), (5, [0, 3, 4], False),
+                                   (3, [0, 1, 2, 5], True), (5, [0, 1, 2, 3], False),
+                                   (4, [0, 1, 5], True), (3, [0, 4, 1], False)]:
+            cert = head.label_certificate(i, support)
+            assert (cert is not None) is inside, (i, support)
+            if cert is not None:
+                assert weights_hold(i, cert) and is_argmax_certificate(W, i, cert.multipliers)
