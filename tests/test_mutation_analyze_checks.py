@@ -486,3 +486,41 @@ def test_label_certificate_against_the_definition(monkeypatch):
             assert (cert is not None) is inside, (i, support)
             if cert is not None:
                 assert weights_hold(i, cert) and is_argmax_certificate(W, i, cert.multipliers)
+
+
+def test_motzkin_on_support_against_the_definition(monkeypatch):
+    """``_motzkin_on_support`` (a no-tie certificate of ``(i, j)`` on a proposed
+    support, from the integer null space, else from the exact simplex on those rows)
+    against the definition, on a square with its centre: the diagonal pairs cannot tie
+    (the other two corners, or the centre, are above them on the whole tie line), the
+    edge pairs can. A support whose null space is one non-negative vector (one of them
+    with a zero multiplier) needs no linear program."""
+    from verify.analyze import ties as ties_module
+    from verify.analyze.argmax import make_head
+
+    # 0..3 the corners of a square, 4 its centre
+    head = make_head([[0, 0], [4, 4], [4, 0], [0, 4], [2, 2]])
+    W = [list(row) for row in head.Z]
+
+    def forbidden(rows):
+        raise AssertionError("a support with one null vector needs no linear program")
+
+    one_null_vector = [(0, 1, [2, 3]), (0, 1, [4]), (2, 3, [1, 0]), (0, 1, [4, 2])]
+    with monkeypatch.context() as m:
+        m.setattr(ties_module, "strict_feasibility", forbidden)
+        for i, j, support in one_null_vector:
+            cert = ties_module._motzkin_on_support(head, i, j, support)
+            assert cert is not None and is_no_tie_certificate(W, i, j, cert), (i, j, support)
+            assert {k for k, _ in cert.multipliers} <= set(support)
+            assert sum(y for _, y in cert.multipliers) == 1
+    # the zero multiplier of label 2 is left out
+    assert [k for k, _ in ties_module._motzkin_on_support(head, 0, 1, [4, 2]).multipliers] == [4]
+    # degenerate supports and pairs that can tie: the exact simplex on the support decides
+    for i, j, support, tie in [(0, 2, [1, 3], True), (2, 3, [0], True),
+                               (0, 1, [2, 3, 4], False), (2, 3, [4, 0, 1], False),
+                               (0, 2, [3, 4, 1], True)]:
+        cert = ties_module._motzkin_on_support(head, i, j, support)
+        assert (cert is None) is tie, (i, j, support)
+        if cert is not None:
+            assert is_no_tie_certificate(W, i, j, cert)
+            assert {k for k, _ in cert.multipliers} <= set(support)
