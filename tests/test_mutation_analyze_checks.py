@@ -374,7 +374,7 @@ def test_exact_weights_on_a_face_outside_and_with_wrong_supports():
     from verify.analyze.interior import exact_weights
 
     head = make_head([[0, 0, 0], [4, 0, 0], [0, 4, 0], [1, 1, 1], [1, 1, 0], [0, 0, 9],
-                      [9, 9, 9]])
+                      [9, 9, 9], [1, 1, 0]])
     W = [list(row) for row in head.Z]
     support = [0, 1, 2, 5]                      # a simplex of R^3 (d + 1 labels)
     labels = [4, 6, 3]                          # on the face z = 0, outside, inside
@@ -393,6 +393,8 @@ def test_exact_weights_on_a_face_outside_and_with_wrong_supports():
     # the labels one at a time give the same answers
     assert [exact_weights(head, [i], support)[0] for i in labels] == got
     assert exact_weights(head, [4], []) == [None]
+    # a support of one label: weights exist exactly for a copy of the row (7 of 4)
+    assert exact_weights(head, [4, 3], [7]) == [([1], 1), None]
     assert exact_weights(head, [3], [0, 1, 2, 5, 6]) == [None]   # more than d + 1 labels
     # a label in its own support has the trivial weights z_i = z_i: refused
     assert exact_weights(head, [4], [0, 1, 4, 5]) == [None]
