@@ -526,3 +526,25 @@ def test_motzkin_on_support_against_the_definition(monkeypatch):
         if cert is not None:
             assert is_no_tie_certificate(W, i, j, cert)
             assert {k for k, _ in cert.multipliers} <= set(support)
+
+
+def test_equal_rows_skip_exact_copies_only(monkeypatch):
+    """``_equal_rows_inside`` leaves the copies of the row out of the interior pass's
+    candidates: rows equal in integers, not rows whose float64 copies are equal (a row
+    that differs by 1 in an entry of 2^60 has the same floats and is another row)."""
+    from verify.analyze import interior as interior_module
+    from verify.analyze import ties as ties_module
+    from verify.analyze.argmax import make_head
+
+    big = 2 ** 60
+    head = make_head([[big, 3], [big, 3], [big + 1, 3], [big, 3], [0, 0], [1, 5]])
+    assert (head.F[2] == head.F[0]).all() and head.Z[2] != head.Z[0]
+    tasks = []
+
+    def record(head, task):
+        tasks.append(task)
+        return {}
+
+    monkeypatch.setattr(interior_module, "certify_cluster", record)
+    assert ties_module._equal_rows_inside(head, 0, 1) is None
+    assert tasks == [([0], [], [1, 3])]
