@@ -467,12 +467,19 @@ def test_label_certificate_against_the_definition(monkeypatch):
     def forbidden(rows):
         raise AssertionError("a support with one solution needs no linear program")
 
+    def no_null_space(cols):
+        raise AssertionError("a support of LIFTING_MIN_SUPPORT labels goes to the lifting")
+
     cases = [(3, [0, 1, 2], True), (4, [0, 1, 2], True), (3, [6], True)]
-    for lifting in (1 << 30, 1):
+    for lifting in (1 << 30, 3):
         monkeypatch.setattr(argmax_module, "LIFTING_MIN_SUPPORT", lifting)
         with monkeypatch.context() as m:
             m.setattr(argmax_module, "strict_feasibility", forbidden)
+            if lifting == 3:
+                m.setattr(argmax_module, "integer_nullspace", no_null_space)
             for i, support, inside in cases:
+                if len(support) < lifting and lifting == 3:
+                    continue
                 cert = head.label_certificate(i, support)
                 assert (cert is not None) is inside, (i, support)
                 if cert is not None:
