@@ -525,7 +525,7 @@ def test_motzkin_on_support_against_the_definition(monkeypatch):
     # the zero multiplier of label 2 is left out
     assert [k for k, _ in ties_module._motzkin_on_support(head, 0, 1, [4, 2]).multipliers] == [4]
     # degenerate supports and pairs that can tie: the exact simplex on the support decides
-    for i, j, support, tie in [(0, 2, [1, 3], True), (2, 3, [0], True),
+    for i, j, support, tie in [(0, 1, [], True), (0, 2, [1, 3], True), (2, 3, [0], True),
                                (0, 1, [2, 3, 4], False), (2, 3, [4, 0, 1], False),
                                (0, 2, [3, 4, 1], True)]:
         cert = ties_module._motzkin_on_support(head, i, j, support)
