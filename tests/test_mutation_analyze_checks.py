@@ -269,6 +269,7 @@ def test_head_signs_agree_with_the_exact_checks_near_cancellation(n, d, bits, da
     partners = [data.draw(st.integers(0, n - 1).filter(lambda p, t=t: p != t))
                 for t in targets]
     signs = head.margin_signs(points, targets)
+    assert signs.dtype.name == "int8" and signs.shape == (n, len(points))  # as documented
     wins = head.wins(points, targets)
     ties = head.wins(points, targets, partners=partners)
     for c, (x, t, p) in enumerate(zip(points, targets, partners)):
@@ -350,3 +351,207 @@ def test_head_signs_are_the_same_in_blocks_of_any_width(n, d, width, data):
         top = _python_dot(W[t], x)
         assert [int(s) for s in signs[:, c]] == [
             (top > v) - (top < v) for v in (_python_dot(w, x) for w in W)]
+
+
+# --- the exact checks of convex weights and of equal rows' no-tie certificates ----------
+
+
+def _convex_weights_hold(W, i, support, Y, D) -> bool:
+    """The definition: ``D z_i = sum_k Y_k z_k``, ``sum Y = D > 0``, ``Y >= 0``, ``i``
+    not in the support, in Python integers."""
+    return (D > 0 and sum(Y) == D and all(y >= 0 for y in Y) and i not in support
+            and all(D * W[i][c] == sum(y * W[k][c] for k, y in zip(support, Y))
+                    for c in range(len(W[i]))))
+
+
+def test_exact_weights_on_a_face_outside_and_with_wrong_supports():
+    """``exact_weights`` (the convex weights of the interior pass and of
+    ``label_certificate``) against the definition: a point on a face of the simplex
+    has a zero weight and is accepted, a point outside is not, several labels are
+    solved at once column by column, and supports that are empty or too long give no
+    weights."""
+    from verify.analyze.argmax import make_head
+    from verify.analyze.interior import exact_weights
+
+    head = make_head([[0, 0, 0], [4, 0, 0], [0, 4, 0], [1, 1, 1], [1, 1, 0], [0, 0, 9],
+                      [9, 9, 9], [1, 1, 0]])
+    W = [list(row) for row in head.Z]
+    support = [0, 1, 2, 5]                      # a simplex of R^3 (d + 1 labels)
+    labels = [4, 6, 3]                          # on the face z = 0, outside, inside
+    got = exact_weights(head, labels, support)
+    for i, found in zip(labels, got):
+        inside = i != 6
+        assert (found is not None) is inside
+        if found is not None:
+            Y, D = found
+            assert _convex_weights_hold(W, i, support, Y, D)
+            assert is_argmax_certificate(W, i, list(zip(support, Y)))
+    # the weights of the face point are unique, and the one of the label off the face
+    # (z = 9) is 0: a zero weight is allowed
+    Y, D = got[0]
+    assert Y[support.index(5)] == 0 and all(Y[r] > 0 for r in range(3))
+    # the labels one at a time give the same answers
+    assert [exact_weights(head, [i], support)[0] for i in labels] == got
+    assert exact_weights(head, [4], []) == [None]
+    # a support of one label: weights exist exactly for a copy of the row (7 of 4)
+    assert exact_weights(head, [4, 3], [7]) == [([1], 1), None]
+    assert exact_weights(head, [3], [0, 1, 2, 5, 6]) == [None]   # more than d + 1 labels
+    # a label in its own support has the trivial weights z_i = z_i: refused
+    assert exact_weights(head, [4], [0, 1, 4, 5]) == [None]
+
+
+def test_equal_rows_certificates_with_one_violated_condition_are_rejected(monkeypatch):
+    """``_equal_rows_inside`` checks the weights it is handed (the interior pass's, in
+    integers) before it turns them into a no-tie certificate of two equal rows. Each
+    case below is right except for one condition; the valid ones (one with a zero
+    weight, one on a third copy of the row with ``D = 1``) are accepted and give a
+    certificate that satisfies the definition."""
+    from verify.analyze import interior as interior_module
+    from verify.analyze import ties as ties_module
+    from verify.analyze.argmax import make_head
+
+    # z_0 = z_1 = z_7 = (2, 2), inside the square 2, 3, 4, 5; label 2 is the zero row.
+    head = make_head([[2, 2], [2, 2], [0, 0], [4, 0], [0, 4], [4, 4], [1, 3], [2, 2]])
+    W = [list(row) for row in head.Z]
+    i, j = 0, 1
+
+    def answer(support, Y, D):
+        monkeypatch.setattr(interior_module, "certify_cluster",
+                            lambda head, task: {i: (tuple(support), list(Y), D)})
+        return ties_module._equal_rows_inside(head, i, j)
+
+    valid = [((2, 5), (1, 1), 2), ((3, 4), (1, 1), 2), ((2, 3, 5), (1, 0, 1), 2),
+             ((2, 3, 4, 5), (1, 1, 1, 1), 4), ((7,), (1,), 1)]
+    for support, Y, D in valid:
+        assert _convex_weights_hold(W, i, support, Y, D)
+        cert = answer(support, Y, D)
+        assert cert is not None, (support, Y, D)
+        assert cert.tie == 0
+        assert sorted((k, Fraction(int(y.p), int(y.q))) for k, y in cert.multipliers) == \
+            sorted((k, Fraction(y, D)) for k, y in zip(support, Y) if y)
+        assert is_no_tie_certificate(W, i, j, cert)
+    invalid = [
+        ((2, 5), (0, 0), 0),             # all zero, D = 0
+        ((2, 5), (-1, -1), -2),          # D < 0
+        ((2, 5), (3, 1), 2),             # the equations hold (z_2 = 0), the sum does not
+        ((2, 3, 4, 5), (2, -1, -1, 2), 2),  # equations and sum hold, a weight negative
+        ((3, 5), (1, 1), 2),             # the equations fail
+        ((0,), (1,), 1),                 # label i itself
+        ((1,), (1,), 1),                 # the partner j (equal row: the equations hold)
+        ((2, 5, 0), (1, 1, 0), 2),       # label i with weight 0
+        ((2, 2, 5), (1, 1, 2), 4),       # a label twice
+    ]
+    for support, Y, D in invalid:
+        assert answer(support, Y, D) is None, (support, Y, D)
+
+
+def test_label_certificate_against_the_definition(monkeypatch):
+    """``ExactHead.label_certificate`` (convex weights ``w_i = sum lambda_k w_k`` on a
+    proposed support) against the definition, by both exact routes (the integer null
+    space and the lifting solver of ``exact_weights``): a point inside, on an edge (a
+    zero weight), equal to another row, and outside; on a support whose system has one
+    solution the linear program is not needed, on a degenerate one it decides."""
+    from verify.analyze import argmax as argmax_module
+    from verify.analyze.argmax import make_head
+
+    head = make_head([[0, 0], [4, 0], [0, 4], [1, 1], [2, 0], [4, 4], [1, 1]])
+    W = [list(row) for row in head.Z]
+
+    def weights_hold(i, cert):
+        lam = dict(cert.multipliers)
+        return (len(lam) == len(cert.multipliers) and sum(lam.values()) == 1
+                and all(v > 0 for v in lam.values()) and i not in lam
+                and all(sum(v * W[k][c] for k, v in lam.items()) == W[i][c]
+                        for c in range(len(W[i]))))
+
+    def forbidden(rows):
+        raise AssertionError("a support with one solution needs no linear program")
+
+    def no_null_space(cols):
+        raise AssertionError("a support of LIFTING_MIN_SUPPORT labels goes to the lifting")
+
+    cases = [(3, [0, 1, 2], True), (4, [0, 1, 2], True), (3, [6], True)]
+    for lifting in (1 << 30, 3):
+        monkeypatch.setattr(argmax_module, "LIFTING_MIN_SUPPORT", lifting)
+        with monkeypatch.context() as m:
+            m.setattr(argmax_module, "strict_feasibility", forbidden)
+            if lifting == 3:
+                m.setattr(argmax_module, "integer_nullspace", no_null_space)
+            for i, support, inside in cases:
+                if len(support) < lifting and lifting == 3:
+                    continue
+                cert = head.label_certificate(i, support)
+                assert (cert is not None) is inside, (i, support)
+                if cert is not None:
+                    assert weights_hold(i, cert) and is_argmax_certificate(W, i, cert.multipliers)
+            # the edge point's weight on the opposite vertex is 0, and left out
+            assert 2 not in dict(head.label_certificate(4, [0, 1, 2]).multipliers)
+        # outside (the one solution has a negative weight), and degenerate supports (more
+        # labels than d + 1, or collinear): the exact simplex decides
+        for i, support, inside in [(5, [0, 1, 2], False), (5, [0, 3, 4], False),
+                                   (3, [0, 1, 2, 5], True), (5, [0, 1, 2, 3], False),
+                                   (4, [0, 1, 5], True), (3, [0, 4, 1], False)]:
+            cert = head.label_certificate(i, support)
+            assert (cert is not None) is inside, (i, support)
+            if cert is not None:
+                assert weights_hold(i, cert) and is_argmax_certificate(W, i, cert.multipliers)
+
+
+def test_motzkin_on_support_against_the_definition(monkeypatch):
+    """``_motzkin_on_support`` (a no-tie certificate of ``(i, j)`` on a proposed
+    support, from the integer null space, else from the exact simplex on those rows)
+    against the definition, on a square with its centre: the diagonal pairs cannot tie
+    (the other two corners, or the centre, are above them on the whole tie line), the
+    edge pairs can. A support whose null space is one non-negative vector (one of them
+    with a zero multiplier) needs no linear program."""
+    from verify.analyze import ties as ties_module
+    from verify.analyze.argmax import make_head
+
+    # 0..3 the corners of a square, 4 its centre
+    head = make_head([[0, 0], [4, 4], [4, 0], [0, 4], [2, 2]])
+    W = [list(row) for row in head.Z]
+
+    def forbidden(rows):
+        raise AssertionError("a support with one null vector needs no linear program")
+
+    one_null_vector = [(0, 1, [2, 3]), (0, 1, [4]), (2, 3, [1, 0]), (0, 1, [4, 2])]
+    with monkeypatch.context() as m:
+        m.setattr(ties_module, "strict_feasibility", forbidden)
+        for i, j, support in one_null_vector:
+            cert = ties_module._motzkin_on_support(head, i, j, support)
+            assert cert is not None and is_no_tie_certificate(W, i, j, cert), (i, j, support)
+            assert {k for k, _ in cert.multipliers} <= set(support)
+            assert sum(y for _, y in cert.multipliers) == 1
+    # the zero multiplier of label 2 is left out
+    assert [k for k, _ in ties_module._motzkin_on_support(head, 0, 1, [4, 2]).multipliers] == [4]
+    # degenerate supports and pairs that can tie: the exact simplex on the support decides
+    for i, j, support, tie in [(0, 1, [], True), (0, 2, [1, 3], True), (2, 3, [0], True),
+                               (0, 1, [2, 3, 4], False), (2, 3, [4, 0, 1], False),
+                               (0, 2, [3, 4, 1], True)]:
+        cert = ties_module._motzkin_on_support(head, i, j, support)
+        assert (cert is None) is tie, (i, j, support)
+        if cert is not None:
+            assert is_no_tie_certificate(W, i, j, cert)
+            assert {k for k, _ in cert.multipliers} <= set(support)
+
+
+def test_equal_rows_skip_exact_copies_only(monkeypatch):
+    """``_equal_rows_inside`` leaves the copies of the row out of the interior pass's
+    candidates: rows equal in integers, not rows whose float64 copies are equal (a row
+    that differs by 1 in an entry of 2^60 has the same floats and is another row)."""
+    from verify.analyze import interior as interior_module
+    from verify.analyze import ties as ties_module
+    from verify.analyze.argmax import make_head
+
+    big = 2 ** 60
+    head = make_head([[big, 3], [big, 3], [big + 1, 3], [big, 3], [0, 0], [1, 5]])
+    assert (head.F[2] == head.F[0]).all() and head.Z[2] != head.Z[0]
+    tasks = []
+
+    def record(head, task):
+        tasks.append(task)
+        return {}
+
+    monkeypatch.setattr(interior_module, "certify_cluster", record)
+    assert ties_module._equal_rows_inside(head, 0, 1) is None
+    assert tasks == [([0], [], [1, 3])]
