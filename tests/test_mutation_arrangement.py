@@ -708,21 +708,9 @@ def _fraction(x):
 
 def _primitive_hyperplanes(seed, K, r, bound=3, scale=1):
     """K hyperplanes in R^r, no two parallel, half of the rows scaled by ``scale``."""
-    from math import gcd
+    from test_graph_search import _arrangement
 
-    rng = random.Random(seed)
-    H, seen = [], set()
-    while len(H) < K:
-        h = [rng.randint(-bound, bound) for _ in range(r)]
-        if not any(h):
-            continue
-        g = gcd(*h)
-        h = [a // g for a in h]
-        key = tuple(h) if next(a for a in h if a) > 0 else tuple(-a for a in h)
-        if key not in seen:
-            seen.add(key)
-            H.append([a * (scale if rng.random() < 0.5 else 1) for a in h])
-    return H
+    return _arrangement(seed, K, r, bound, scale)
 
 
 @pytest.mark.parametrize("seed, K, r, scale", [(0, 4, 2, 1), (1, 6, 3, 1), (2, 7, 3, 10 ** 30),
