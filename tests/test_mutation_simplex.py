@@ -18,7 +18,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from flint import fmpq_mat, fmpz_mat
+from flint import fmpq, fmpq_mat, fmpz_mat
 
 import verify.analyze.simplex as engine
 import verify.checker.analyze as checker
@@ -499,3 +499,35 @@ def test_simplex_arrays_must_be_int64(triangle):
         a["simplex_labels"] = [3, 1 << 70]  # stored in limbs
     status, message = forge(triangle, limbs)
     assert status == "INVALID" and "simplex_labels" in message, message
+
+
+def exact_inverse(M_hat):
+    """The exact inverse of ``M_hat`` as floats, asserted exact (its entries dyadic)."""
+    N = M_hat.shape[0]
+    F = fmpq_mat(N, N, [fmpq(Fraction(float(v)).numerator, Fraction(float(v)).denominator)
+                        for v in M_hat.ravel().tolist()])
+    inv = F.inv()
+    R = np.array([[float(Fraction(int(inv[r, c].p), int(inv[r, c].q))) for c in range(N)]
+                  for r in range(N)])
+    assert all(Fraction(float(R[r, c])) == Fraction(int(inv[r, c].p), int(inv[r, c].q))
+               for r in range(N) for c in range(N))
+    return R
+
+
+def test_the_proofs_agree_where_only_the_rounding_term_decides():
+    # Vertices 0, (4, 0), (K, 4): a system of determinant 16, so that its row-scaled
+    # matrix has an exact float inverse R (dyadic entries of about K / 4), R M^ = I
+    # exactly in floats, and z = (v_0 + v_1 + 2 v_2) / 4 has zero residual. What is
+    # left of alpha is the rounding term 2 (gamma_N + 2u) |R| |M^| (about 20 u K / 4
+    # here): the proof holds up to some K near 2^47 and fails beyond, and both
+    # proofs must stop at the same K of a sweep in steps of 2 %.
+    verdicts = []
+    k = 2.0 ** 44
+    while k < 2.0 ** 50:
+        K = 2 * int(k / 2)
+        V = np.array([[0, 0], [4, 0], [K, 4]], dtype=np.int64)
+        z = np.array([1 + K // 2, 2], dtype=np.int64)
+        verdicts.append(proofs(V, z, inverse=exact_inverse))
+        k *= 1.02
+    assert verdicts[0] and not verdicts[-1]
+    assert verdicts == sorted(verdicts, reverse=True)
