@@ -531,3 +531,18 @@ def test_the_proofs_agree_where_only_the_rounding_term_decides():
         k *= 1.02
     assert verdicts[0] and not verdicts[-1]
     assert verdicts == sorted(verdicts, reverse=True)
+
+
+@pytest.mark.parametrize("shift", [(10, 10), (-50, 7)])
+def test_a_head_away_from_the_origin(tmp_path, shift):
+    # The system has the row of ones: z_i is inside, z_i / 2 (a wrong last entry) is not.
+    rows = [[x + shift[0], y + shift[1]] for x, y in TRIANGLE]
+    path = certify(tmp_path, rows)
+    m, a = contents(path)
+    assert a["simplex_labels"] == [3, 4]
+    status, message = both(path)
+    assert status == "OK", message
+    for i, support in zip(a["simplex_labels"], a["simplex_support"]):
+        assert checker._positive_solution([rows[k] + [1] for k in support], rows[i] + [1])
+        assert not checker._positive_solution([rows[k] + [1] for k in support],
+                                              [v // 2 for v in rows[i]] + [1])
