@@ -546,3 +546,16 @@ def test_a_head_away_from_the_origin(tmp_path, shift):
         assert checker._positive_solution([rows[k] + [1] for k in support], rows[i] + [1])
         assert not checker._positive_solution([rows[k] + [1] for k in support],
                                               [v // 2 for v in rows[i]] + [1])
+
+
+def test_the_engine_refuses_vertices_of_the_wrong_shape():
+    # Three vertices in 3 dimensions (a triangle, not a simplex of R^3): the system is
+    # 4 x 3; a left inverse (pinv) would "prove" the weights (1/2, 1/4, 1/4) of a point
+    # of the triangle's plane, but the statement is about N rows of length N - 1.
+    V = np.array([[0, 0, 0], [4, 0, 0], [0, 4, 0]], dtype=np.int64)
+    z = np.array([1, 1, 0], dtype=np.int64)
+    assert not engine.strictly_inside(V, z, inverse=np.linalg.pinv)
+    assert not engine.strictly_inside(V[:, :1], z[:1], inverse=np.linalg.pinv)
+    assert not engine.strictly_inside(np.array([0, 4, 0]), np.array([1]))
+    assert not engine.strictly_inside(np.zeros((3, 2, 1), dtype=np.int64), np.zeros(2))
+    assert engine.strictly_inside(V[:, :2], z[:2], inverse=np.linalg.pinv)
