@@ -458,18 +458,12 @@ def test_simplex_pairs(triangle):
     assert status == "OK" and "9 of 10 pairs decided: 3 can tie, 6 cannot" in message
 
 
-def test_a_non_tie_pair_listed_twice(tmp_path):
-    # The square head: an exact no-tie certificate of a pair, and the same pair again
-    # as a simplex pair.
-    rows = [[0, 0], [12, 0], [0, 12], [3, 3], [2, 5]]
-    path = certify(tmp_path, rows)
-
-    def moved(m, a):
-        # Label 4 gets its no-tie pairs listed twice: as a simplex pair and (copied from
-        # label 3's simplex) ... here simply a pair with a duplicate in the same list.
+def test_a_non_tie_pair_listed_twice(triangle):
+    # The same simplex pair twice in a row: out of order, refused at its second place.
+    def twice(m, a):
         a["non_tie_simplex_pairs"].insert(1, a["non_tie_simplex_pairs"][0])
         m["assertion"]["non_tie_pairs"] += 1
-    status, message = forge(path, moved)
+    status, message = forge(triangle, twice)
     assert status == "INVALID" and "non_tie_simplex_pairs[1]" in message, message
 
 
