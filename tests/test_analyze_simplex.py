@@ -216,6 +216,7 @@ def test_simplex_evidence_gives_the_same_answers_as_convex_weights(simplex_analy
         e = result.ties.evidence[(i, j)]
         assert e.inside in (i, j)
         assert isinstance(result.argmax.evidence[e.inside], SimplexCertificate)
+        assert e.support == result.argmax.evidence[e.inside].support
     for i, e in enumerate(result.argmax.evidence):
         if isinstance(e, SimplexCertificate):
             assert len(e.support) == result.d + 1 and i not in e.support
