@@ -682,7 +682,6 @@ class ExactHead:
         """Convex weights for the labels left by the screen that lie inside the hull
         (:mod:`verify.analyze.interior`); returns the tasks still undecided."""
         from verify.analyze.interior import interior_certificates
-
         from verify.analyze.simplex import SimplexCertificate
 
         inside = interior_certificates(self, tasks, workers) if tasks else {}
