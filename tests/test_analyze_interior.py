@@ -110,6 +110,44 @@ def test_positive_weights_and_the_reduction_agree_with_a_linear_program(d, seed,
         assert lam is None or lam.min() < 1e-12  # (floats: on the boundary at most)
 
 
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 40), st.integers(0, 10 ** 6), st.floats(0.0, 1.0))
+def test_newton_steps_by_conjugate_gradients_find_the_same_weights(d, seed, radius):
+    # The maximum-entropy weights are unique (a strictly convex objective), so the
+    # truncated Newton method must find the weights of the formed Hessian, and both
+    # must agree with a linear program on whether the target is inside.
+    rng = np.random.default_rng(seed)
+    m = 4 * (d + 1)
+    A = np.vstack([rng.standard_normal((d, m)), np.ones((1, m))])
+    t = np.append(radius * rng.standard_normal(d) / np.sqrt(d), 1.0)
+    formed = positive_weights(A, t)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(interior_module, "NEWTON_CG_MIN_DIMENSION", 0)
+        by_cg = positive_weights(A, t)
+    assert (formed is None) == (by_cg is None)
+    if by_cg is not None:
+        assert np.all(by_cg > 0) and np.allclose(A @ by_cg, t, atol=1e-8)
+        assert np.allclose(by_cg, formed, rtol=1e-6, atol=1e-12)
+        assert _inside_by_lp(A, t)
+
+
+def test_newton_steps_by_conjugate_gradients_converge_below_the_rounding_of_the_objective(
+        monkeypatch):
+    # A target for which, one step before convergence, no step shortening shows a
+    # decrease of the objective in floating point (the gradient is 1.5e-9, above the
+    # tolerance of 1e-9): the truncated Newton method must still converge.
+    rng = np.random.default_rng(247)
+    d, radius = int(rng.integers(2, 41)), float(rng.uniform(0, 1.0))
+    m = 4 * (d + 1)
+    A = np.vstack([rng.standard_normal((d, m)), np.ones((1, m))])
+    t = np.append(radius * rng.standard_normal(d) / np.sqrt(d), 1.0)
+    formed = positive_weights(A, t)
+    monkeypatch.setattr(interior_module, "NEWTON_CG_MIN_DIMENSION", 0)
+    by_cg = positive_weights(A, t)
+    assert formed is not None and by_cg is not None
+    assert np.allclose(by_cg, formed, rtol=1e-6, atol=1e-12)
+
+
 def test_the_reduction_works_in_batches_and_refreshes(monkeypatch):
     # Small batches and frequent fresh inverses give the same (or an equally valid)
     # basis as one batch: the product form of the inverse is right.
