@@ -222,7 +222,8 @@ def positive_weights(A: np.ndarray, t: np.ndarray, gram=None) -> np.ndarray | No
     weights ``lambda_k \propto exp(theta . a_k)``: ``theta`` minimises the convex
     function ``log sum_k exp(theta . a_k) - theta . y`` (``a_k``, ``y`` without the row
     of ones), whose gradient is the weighted mean minus ``y`` and whose Hessian is the
-    weighted covariance; Newton's method with a backtracking line search. The
+    weighted covariance; Newton's method with a backtracking line search (from ``d =
+    NEWTON_CG_MIN_DIMENSION`` on, each step by conjugate gradients: :func:`_newton_step`). The
     minimum exists iff ``y`` is interior to the hull of the ``a_k``. Floats only: the
     weights merely propose a support. ``gram`` is ``A A^T`` if already computed.
     """
