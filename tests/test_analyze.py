@@ -495,6 +495,34 @@ def test_cell_counts_match_the_pattern_engine_and_respect_the_budget():
     assert cell_counts([[1, 0], [1, 0]])["ranking"]["count"] == 0
 
 
+def test_bounds_of_language_model_size_are_given_by_their_magnitude():
+    # A 32,000 x 4,096 head has a ranking bound of some 22,000 digits: Python refuses
+    # to print it (or to read it back from JSON) by default. The note gives its
+    # magnitude, checked here against bounds by log-gamma: C(K-1, r-1) <= bound <=
+    # 2 r C(K-1, r-1) (the binomials grow with k below K/2).
+    import json
+    from math import comb, lgamma, log
+
+    from verify.analyze.report import _maybe_count
+
+    def log10_binomial(a, b):
+        return (lgamma(a + 1) - lgamma(b + 1) - lgamma(a - b + 1)) / log(10)
+
+    head = make_head([[1, 0], [0, 1]])
+    for n, d in ((32000, 4096), (1500, 1499), (60, 10)):
+        K, r = comb(n, 2), min(n - 1, d)
+        entry = _maybe_count(head, "ranking", K, r, 200000, False, rank=None)
+        assert entry["count"] is None and "--force" in entry["note"]
+        low = log10_binomial(K - 1, r - 1)
+        assert (entry["bound"] is None) == (low > 4000)
+        exponent = float(entry["note"].split("about 10^")[1].split()[0])
+        assert low - 0.05 <= exponent <= low + log(2 * r, 10) + 0.05
+        assert json.loads(json.dumps(entry)) == entry
+    entry = _maybe_count(head, "ranking", 12, 3, 100, False, rank=None)
+    assert entry["bound"] == 2 * sum(comb(11, k) for k in range(3))
+    assert f"up to {entry['bound']} cells" in entry["note"]
+
+
 # --- JSON contract and CLI -------------------------------------------------------------------------
 
 def test_json_contract(tmp_path):

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from math import comb
+from math import comb, log10
 from typing import Sequence
 
 import numpy as np
@@ -357,6 +357,24 @@ def _int_rank(rows) -> int:
     return fmpz_mat([list(r) for r in rows]).rank()
 
 
+def magnitude(count: int) -> str:
+    """``count`` in decimal, or ``about 10^e`` (``e`` to one decimal) when it has more
+    than 15 digits: the bound of a language-model head has tens of thousands of
+    digits, more than Python converts to a string by default."""
+    if count < 10 ** 15:
+        return str(count)
+    return f"about 10^{log10(count):.1f}"
+
+
+#: Bounds with more digits are not given exactly (a JSON reader in Python refuses
+#: integers of more than 4,300 digits by default); the note gives their magnitude.
+BOUND_MAX_DIGITS = 4000
+
+
+def _exact(bound: int) -> int | None:
+    return bound if bound < 10 ** BOUND_MAX_DIGITS else None
+
+
 def _bound(K: int, r: int) -> int:
     from verify.arrangement.cocircuits import generic_tope_count
 
@@ -456,10 +474,10 @@ def _distinct_directions(head: ExactHead) -> int:
 def _maybe_count(head: ExactHead, kind: str, K: int, r: int, max_cells: int,
                  force: bool, rank: int | None = -1) -> dict:
     bound = _bound(K, r)
-    entry = {"hyperplanes": K, "rank": r if rank == -1 else rank, "bound": bound,
+    entry = {"hyperplanes": K, "rank": r if rank == -1 else rank, "bound": _exact(bound),
              "count": None, "note": None}
     if bound > max_cells and not force:
-        entry["note"] = (f"not computed: up to {bound} cells (more than --max-cells "
+        entry["note"] = (f"not computed: up to {magnitude(bound)} cells (more than --max-cells "
                          f"{max_cells}); --force computes it")
         return entry
     from verify.arrangement import ranking_pattern, sign_pattern
@@ -504,9 +522,10 @@ def _field_cell_counts(head: FieldHead, max_cells: int, force: bool) -> dict:
 
 def _maybe_field(rows, K: int, d: int, max_cells: int, force: bool, topes) -> dict:
     bound = _bound(K, min(d, K))
-    entry = {"hyperplanes": None, "rank": None, "bound": bound, "count": None, "note": None}
+    entry = {"hyperplanes": None, "rank": None, "bound": _exact(bound), "count": None,
+             "note": None}
     if bound > max_cells and not force:
-        entry["note"] = (f"not computed: up to {bound} cells (more than --max-cells "
+        entry["note"] = (f"not computed: up to {magnitude(bound)} cells (more than --max-cells "
                          f"{max_cells}); --force computes it")
         return entry
     entry["count"] = len(topes(rows))
