@@ -553,3 +553,39 @@ def test_the_engine_refuses_vertices_of_the_wrong_shape():
     assert not engine.strictly_inside(np.array([0, 4, 0]), np.array([1]))
     assert not engine.strictly_inside(np.zeros((3, 2, 1), dtype=np.int64), np.zeros(2))
     assert engine.strictly_inside(V[:, :2], z[:2], inverse=np.linalg.pinv)
+
+
+def sylvester(n):
+    """The Sylvester-Hadamard matrix of order ``n`` (a power of two), its row of ones last."""
+    H = np.array([[1]])
+    while H.shape[0] < n:
+        H = np.block([[H, H], [H, -H]])
+    return np.vstack([H[1:], H[:1]])
+
+
+@pytest.mark.parametrize("m", [1, 2, 3])
+def test_products_that_underflow_do_not_shrink_the_error_bound(m):
+    # A simplex of R^15 whose scaled inverse has every entry <= 1/4 (the columns of a
+    # Hadamard matrix, scaled by 16 and shifted): the origin is on the facet opposite
+    # vertex 0, with weights (0, 1/8, 1/16, ..., 1/16). The injected inverse is the exact
+    # one with R[0, N] = 2^-1074 * 2m, so lambda~ = lambda + m 2^-1074 e_0: positive,
+    # with a residual that rounds to 0 or to +-2^-1074. Every product |R_kc| (|rho_c| +
+    # 2^-1074) then underflows to 0, and an error bound made only of them is 0: both
+    # proofs used to "prove" lambda_0 > 0 here. The exact weight lambda_0 is 0.
+    N = 16
+    h = sylvester(N)[:-1].T  # vertex k: column k, in {-1, 1}^15; h[0] = (1, ..., 1)
+    V = (16 * h - (h[1] - h[0])).astype(np.int64)
+    origin = np.zeros(N - 1, dtype=np.int64)
+    lam = exact_weights([list(map(int, v)) + [1] for v in V], [0] * (N - 1) + [1])
+    assert lam[0] == 0 and lam[1] == fmpq(1, 8) and all(x == fmpq(1, 16) for x in lam[2:])
+
+    def nudged(M_hat):
+        R = exact_inverse(M_hat)
+        assert np.abs(R).max() <= 0.25 and R[0, -1] == 0
+        R[0, -1] = 2.0 ** -1074 * (2 * m)
+        return R
+    assert not proofs(V, origin, inverse=nudged)
+    assert not proofs(V, origin, inverse=exact_inverse)
+    # The same simplex proves its centroid, with the nudged inverse too.
+    centroid = -(h[1] - h[0]).astype(np.int64)
+    assert proofs(V, centroid) and proofs(V, centroid, inverse=nudged)
