@@ -589,3 +589,27 @@ def test_products_that_underflow_do_not_shrink_the_error_bound(m):
     # The same simplex proves its centroid, with the nudged inverse too.
     centroid = -(h[1] - h[0]).astype(np.int64)
     assert proofs(V, centroid) and proofs(V, centroid, inverse=nudged)
+
+
+@pytest.mark.parametrize("delta", [Fraction(k, 64) for k in (-3, -2, -1, 1, 2, 3)])
+def test_a_refinement_coarser_than_the_first_approximation(delta):
+    # The origin inside the triangle (-4, -20), (4, -16), (4, 240), weights (1/2, 55/128,
+    # 9/128). With z = 0, t^ = (0, 0, 1/2), so lambda~ = R t^ is half the last column of
+    # R. R is the exact inverse with row 0 changed by delta (2, 0, 2): then lambda~ =
+    # lambda + delta e_0 (denominator 128), and since M^ has -1/2 and 1/2 in column 0,
+    # rows 0 and 2, row 0 of R M^ is still e_0 in that column, so the refinement R rho
+    # is exactly -delta e_0, with denominator 64 or 32: coarser than lambda~ (q > p).
+    # The refined weights are lambda exactly, and both proofs must prove them, with
+    # the correction put on the finer grid of lambda~ (shifted left, not right).
+    V = np.array([[-4, -20], [4, -16], [4, 240]], dtype=np.int64)
+    origin = np.zeros(2, dtype=np.int64)
+    assert exact_weights([[-4, -20, 1], [4, -16, 1], [4, 240, 1]], [0, 0, 1]) == \
+        [fmpq(1, 2), fmpq(55, 128), fmpq(9, 128)]
+
+    def changed(M_hat):
+        assert M_hat[0, 0] == -0.5 and M_hat[2, 0] == 0.5
+        R = exact_inverse(M_hat)
+        R[0, 0] += 2 * float(delta)
+        R[0, 2] += 2 * float(delta)
+        return R
+    assert proofs(V, origin, inverse=changed)
