@@ -613,3 +613,22 @@ def test_a_refinement_coarser_than_the_first_approximation(delta):
         R[0, 2] += 2 * float(delta)
         return R
     assert proofs(V, origin, inverse=changed)
+
+
+def test_the_proofs_agree_where_alpha_is_one_half():
+    # The segment from -5 to 3 and the origin (weights 3/8, 5/8); the exact inverse with
+    # R[0, 0] made worse by 1/4 - j 2^-55: ||I - R M^|| is about 1/4, and the float
+    # alpha steps across 1/2 in this sweep (here it is exactly 1/2 for some j, where the
+    # proof still holds: alpha <= 1/2 is all the bound needs). Both proofs must agree at
+    # every step, and both verdicts must occur.
+    V = np.array([[-5], [3]], dtype=np.int64)
+    origin = np.zeros(1, dtype=np.int64)
+    verdicts = []
+    for j in range(0, 48):
+        def worse(M_hat, j=j):
+            R = exact_inverse(M_hat)
+            R[0, 0] += 0.25 - j * 2.0 ** -55
+            return R
+        verdicts.append(proofs(V, origin, inverse=worse))
+    assert not verdicts[0] and verdicts[-1]
+    assert verdicts == sorted(verdicts)
