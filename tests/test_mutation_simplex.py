@@ -632,3 +632,18 @@ def test_the_proofs_agree_where_alpha_is_one_half():
         verdicts.append(proofs(V, origin, inverse=worse))
     assert not verdicts[0] and verdicts[-1]
     assert verdicts == sorted(verdicts)
+
+
+@pytest.mark.parametrize("V, z", [([[0, 0], [10, 3], [16, 5]], [13, 4]),
+                                  ([[0, 0], [5, 3], [11, 7]], [8, 5]),
+                                  ([[0, 0], [15, 4], [7, 2]], [11, 3])])
+def test_a_target_on_an_edge_with_the_exact_inverse(V, z):
+    # Thin triangles of determinant 2 and the midpoint of an edge: with the exact
+    # (dyadic) inverse, lambda~ = R t^ is exactly lambda = (0, 1/2, 1/2) and the residual
+    # is 0, so lambda~_0 = 0 and only the sign of the error bound decides. The rows of
+    # |R| are large (entries up to 32), so a bound that subtracted the underflow term
+    # instead of adding it would be negative and "prove" lambda_0 > 0.
+    V, z = np.array(V, dtype=np.int64), np.array(z, dtype=np.int64)
+    assert exact_weights([list(map(int, v)) + [1] for v in V], list(map(int, z)) + [1]) == \
+        [0, fmpq(1, 2), fmpq(1, 2)]
+    assert not proofs(V, z, inverse=exact_inverse) and not proofs(V, z)
