@@ -647,3 +647,15 @@ def test_a_target_on_an_edge_with_the_exact_inverse(V, z):
     assert exact_weights([list(map(int, v)) + [1] for v in V], list(map(int, z)) + [1]) == \
         [0, fmpq(1, 2), fmpq(1, 2)]
     assert not proofs(V, z, inverse=exact_inverse) and not proofs(V, z)
+
+
+def test_a_simplex_pair_also_given_a_no_tie_certificate(triangle):
+    # Pair (0, 3) both as a no-tie pair (any certificate: the pairs are checked first)
+    # and as a simplex pair: refused at the simplex pair, naming the other list's kind.
+    def also(m, a):
+        a.update(non_tie_pairs=[[0, 3]], non_tie_offsets=[0, 1], non_tie_support=[1],
+                 non_tie_weights=[1], non_tie_denominators=[1], non_tie_t=[1])
+        m["assertion"]["non_tie_pairs"] += 1
+    status, message = forge(triangle, also)
+    assert status == "INVALID" and ("non_tie_simplex_pairs[0]: pair (0, 3) is also listed as "
+                                    "a non-tie pair") in message, message
