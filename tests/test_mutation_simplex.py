@@ -659,3 +659,14 @@ def test_a_simplex_pair_also_given_a_no_tie_certificate(triangle):
     status, message = forge(triangle, also)
     assert status == "INVALID" and ("non_tie_simplex_pairs[0]: pair (0, 3) is also listed as "
                                     "a non-tie pair") in message, message
+
+
+@pytest.mark.parametrize("name, value, words", [
+    ("simplex_labels", [[3], [4]], "simplex_labels: shape (2, 1), expected (2,)"),
+    ("simplex_support", [[0, 1, 2, 0], [0, 1, 2, 0]], "simplex_support: shape (2, 4), expected (2, 3)"),
+    ("simplex_support", [[0, 1, 2]], "simplex_support: shape (1, 3), expected (2, 3)"),
+    ("non_tie_simplex_pairs", [[0, 3, 1]] * 7, "non_tie_simplex_pairs: shape (7, 3), expected (7, 2)"),
+])
+def test_simplex_arrays_of_the_wrong_shape(triangle, name, value, words):
+    status, message = forge(triangle, lambda m, a: a.__setitem__(name, value))
+    assert status == "INVALID" and words in message, message
