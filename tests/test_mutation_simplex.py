@@ -553,3 +553,120 @@ def test_the_engine_refuses_vertices_of_the_wrong_shape():
     assert not engine.strictly_inside(np.array([0, 4, 0]), np.array([1]))
     assert not engine.strictly_inside(np.zeros((3, 2, 1), dtype=np.int64), np.zeros(2))
     assert engine.strictly_inside(V[:, :2], z[:2], inverse=np.linalg.pinv)
+
+
+def sylvester(n):
+    """The Sylvester-Hadamard matrix of order ``n`` (a power of two), its row of ones last."""
+    H = np.array([[1]])
+    while H.shape[0] < n:
+        H = np.block([[H, H], [H, -H]])
+    return np.vstack([H[1:], H[:1]])
+
+
+@pytest.mark.parametrize("m", [1, 2, 3])
+def test_products_that_underflow_do_not_shrink_the_error_bound(m):
+    # A simplex of R^15 whose scaled inverse has every entry <= 1/4 (the columns of a
+    # Hadamard matrix, scaled by 16 and shifted): the origin is on the facet opposite
+    # vertex 0, with weights (0, 1/8, 1/16, ..., 1/16). The injected inverse is the exact
+    # one with R[0, N] = 2^-1074 * 2m, so lambda~ = lambda + m 2^-1074 e_0: positive,
+    # with a residual that rounds to 0 or to +-2^-1074. Every product |R_kc| (|rho_c| +
+    # 2^-1074) then underflows to 0, and an error bound made only of them is 0: both
+    # proofs used to "prove" lambda_0 > 0 here. The exact weight lambda_0 is 0.
+    N = 16
+    h = sylvester(N)[:-1].T  # vertex k: column k, in {-1, 1}^15; h[0] = (1, ..., 1)
+    V = (16 * h - (h[1] - h[0])).astype(np.int64)
+    origin = np.zeros(N - 1, dtype=np.int64)
+    lam = exact_weights([list(map(int, v)) + [1] for v in V], [0] * (N - 1) + [1])
+    assert lam[0] == 0 and lam[1] == fmpq(1, 8) and all(x == fmpq(1, 16) for x in lam[2:])
+
+    def nudged(M_hat):
+        R = exact_inverse(M_hat)
+        assert np.abs(R).max() <= 0.25 and R[0, -1] == 0
+        R[0, -1] = 2.0 ** -1074 * (2 * m)
+        return R
+    assert not proofs(V, origin, inverse=nudged)
+    assert not proofs(V, origin, inverse=exact_inverse)
+    # The same simplex proves its centroid, with the nudged inverse too.
+    centroid = -(h[1] - h[0]).astype(np.int64)
+    assert proofs(V, centroid) and proofs(V, centroid, inverse=nudged)
+
+
+@pytest.mark.parametrize("delta", [Fraction(k, 64) for k in (-3, -2, -1, 1, 2, 3)])
+def test_a_refinement_coarser_than_the_first_approximation(delta):
+    # The origin inside the triangle (-4, -20), (4, -16), (4, 240), weights (1/2, 55/128,
+    # 9/128). With z = 0, t^ = (0, 0, 1/2), so lambda~ = R t^ is half the last column of
+    # R. R is the exact inverse with row 0 changed by delta (2, 0, 2): then lambda~ =
+    # lambda + delta e_0 (denominator 128), and since M^ has -1/2 and 1/2 in column 0,
+    # rows 0 and 2, row 0 of R M^ is still e_0 in that column, so the refinement R rho
+    # is exactly -delta e_0, with denominator 64 or 32: coarser than lambda~ (q > p).
+    # The refined weights are lambda exactly, and both proofs must prove them, with
+    # the correction put on the finer grid of lambda~ (shifted left, not right).
+    V = np.array([[-4, -20], [4, -16], [4, 240]], dtype=np.int64)
+    origin = np.zeros(2, dtype=np.int64)
+    assert exact_weights([[-4, -20, 1], [4, -16, 1], [4, 240, 1]], [0, 0, 1]) == \
+        [fmpq(1, 2), fmpq(55, 128), fmpq(9, 128)]
+
+    def changed(M_hat):
+        assert M_hat[0, 0] == -0.5 and M_hat[2, 0] == 0.5
+        R = exact_inverse(M_hat)
+        R[0, 0] += 2 * float(delta)
+        R[0, 2] += 2 * float(delta)
+        return R
+    assert proofs(V, origin, inverse=changed)
+
+
+def test_the_proofs_agree_where_alpha_is_one_half():
+    # The segment from -5 to 3 and the origin (weights 3/8, 5/8); the exact inverse with
+    # R[0, 0] made worse by 1/4 - j 2^-55: ||I - R M^|| is about 1/4, and the float
+    # alpha steps across 1/2 in this sweep (here it is exactly 1/2 for some j, where the
+    # proof still holds: alpha <= 1/2 is all the bound needs). Both proofs must agree at
+    # every step, and both verdicts must occur.
+    V = np.array([[-5], [3]], dtype=np.int64)
+    origin = np.zeros(1, dtype=np.int64)
+    verdicts = []
+    for j in range(0, 48):
+        def worse(M_hat, j=j):
+            R = exact_inverse(M_hat)
+            R[0, 0] += 0.25 - j * 2.0 ** -55
+            return R
+        verdicts.append(proofs(V, origin, inverse=worse))
+    assert not verdicts[0] and verdicts[-1]
+    assert verdicts == sorted(verdicts)
+
+
+@pytest.mark.parametrize("V, z", [([[0, 0], [10, 3], [16, 5]], [13, 4]),
+                                  ([[0, 0], [5, 3], [11, 7]], [8, 5]),
+                                  ([[0, 0], [15, 4], [7, 2]], [11, 3])])
+def test_a_target_on_an_edge_with_the_exact_inverse(V, z):
+    # Thin triangles of determinant 2 and the midpoint of an edge: with the exact
+    # (dyadic) inverse, lambda~ = R t^ is exactly lambda = (0, 1/2, 1/2) and the residual
+    # is 0, so lambda~_0 = 0 and only the sign of the error bound decides. The rows of
+    # |R| are large (entries up to 32), so a bound that subtracted the underflow term
+    # instead of adding it would be negative and "prove" lambda_0 > 0.
+    V, z = np.array(V, dtype=np.int64), np.array(z, dtype=np.int64)
+    assert exact_weights([list(map(int, v)) + [1] for v in V], list(map(int, z)) + [1]) == \
+        [0, fmpq(1, 2), fmpq(1, 2)]
+    assert not proofs(V, z, inverse=exact_inverse) and not proofs(V, z)
+
+
+def test_a_simplex_pair_also_given_a_no_tie_certificate(triangle):
+    # Pair (0, 3) both as a no-tie pair (any certificate: the pairs are checked first)
+    # and as a simplex pair: refused at the simplex pair, naming the other list's kind.
+    def also(m, a):
+        a.update(non_tie_pairs=[[0, 3]], non_tie_offsets=[0, 1], non_tie_support=[1],
+                 non_tie_weights=[1], non_tie_denominators=[1], non_tie_t=[1])
+        m["assertion"]["non_tie_pairs"] += 1
+    status, message = forge(triangle, also)
+    assert status == "INVALID" and ("non_tie_simplex_pairs[0]: pair (0, 3) is also listed as "
+                                    "a non-tie pair") in message, message
+
+
+@pytest.mark.parametrize("name, value, words", [
+    ("simplex_labels", [[3], [4]], "simplex_labels: shape (2, 1), expected (2,)"),
+    ("simplex_support", [[0, 1, 2, 0], [0, 1, 2, 0]], "simplex_support: shape (2, 4), expected (2, 3)"),
+    ("simplex_support", [[0, 1, 2]], "simplex_support: shape (1, 3), expected (2, 3)"),
+    ("non_tie_simplex_pairs", [[0, 3, 1]] * 7, "non_tie_simplex_pairs: shape (7, 3), expected (7, 2)"),
+])
+def test_simplex_arrays_of_the_wrong_shape(triangle, name, value, words):
+    status, message = forge(triangle, lambda m, a: a.__setitem__(name, value))
+    assert status == "INVALID" and words in message, message

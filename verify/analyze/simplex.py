@@ -47,7 +47,10 @@ Hence ``lambda~_k > err >= 2 || |R| |rho| ||_inf`` for every ``k`` proves ``lamb
 The float sums that bound ``alpha`` and ``err`` are themselves rounded: each is
 evaluated in float64 and multiplied by ``SAFETY = 2``, which covers the factor
 ``(1 + gamma_N)^2 (1 + u)`` of their rounding while ``N u <= 2^-10``
-(:data:`MAX_ORDER`); an absolute ``N^2 2^-1074`` per row covers underflow.
+(:data:`MAX_ORDER`). Underflow is covered by absolute terms: ``N^2 2^-1074`` added to
+``alpha``, and for ``err``, ``2^-1074`` added to each ``|rho_r|`` (an entry rounded to 0)
+and ``N 2^-1074`` to each row of ``|R| (|rho| + 2^-1074)`` (a product ``|R_kc| 2^-1074``
+below ``2^-1075`` rounds to 0, so without it ``err`` could be 0 when ``|R| <= 1/2``).
 ``lambda~`` is ``R t'`` refined once, ``lambda~ + fl(R rho)``, kept as an exact dyadic
 rational, so that ``rho`` is tiny and ``err`` far below the smallest weight (at
 ``d = 768`` on the benchmark head: weights from ``5e-7``, ``err`` near ``1e-12``).
@@ -177,7 +180,8 @@ def strictly_inside(vertices: np.ndarray, target: np.ndarray,
     q2 = max(q, p)
     a = [x * (1 << (q2 - q)) + y * (1 << (q2 - p)) for x, y in zip(a, b)]
     rho = _scaled_residual(M_int, t_int, a, q2, exponents)
-    err = 2 * SAFETY * float((absR @ (np.abs(rho) + TINY)).max())
+    # TINY inside covers rho rounded to 0, N TINY outside the products that underflow.
+    err = 2 * SAFETY * float((absR @ (np.abs(rho) + TINY)).max() + N * TINY)
     if not math.isfinite(err):
         return False
     bound = Fraction(err)

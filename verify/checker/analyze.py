@@ -813,7 +813,9 @@ def _verified_inside(np, V, z, inverse=None) -> bool:
     q2 = max(q, p)
     a = [(x << (q2 - q)) + (y << (q2 - p)) for x, y in zip(a, b)]
     rho = _exact_residual(np, M, t, a, q2, exponents)
-    err = 4.0 * float((aR @ (np.abs(rho) + 2.0 ** -1074)).max())
+    # 2^-1074 inside covers the rounding of rho to 0, N 2^-1074 outside the products of
+    # the sum that underflow to 0 (each |R_kc| below 1/2 times a tiny entry rounds to 0).
+    err = 4.0 * float((aR @ (np.abs(rho) + 2.0 ** -1074)).max() + N * 2.0 ** -1074)
     if not err < float("inf"):
         return False
     bound = Fraction(err)
