@@ -396,6 +396,13 @@ def test_topes_with_a_memo_are_those_without_and_come_from_it_the_second_time(
         counted = Counting(chi, om.FlatMemo())
         assert np.array_equal(om.topes(counted), first_topes)
         assert counted.calls == plain.calls
+        # the memo's account: each result's bytes, its key and 250 bytes of overhead
+        entries = counted.memo.entries.items()
+        assert counted.memo.size == sum(len(key) + 250 + (
+            len(value) if isinstance(value, bytes) else value[0].nbytes + value[1].nbytes)
+            for key, (value, _) in entries)
+        assert all(len(value) == 2 and value[0].dtype == np.int8 and value[1].dtype == np.int64
+                   for _, (value, _) in entries if not isinstance(value, bytes))
         counted.calls = 0
         assert np.array_equal(om.topes(counted), first_topes)   # every flat from the memo
         assert counted.calls == plain.rank_one
@@ -506,7 +513,8 @@ def test_rank_1_topes_and_loops(monkeypatch, limit):
     chi = om.TableChirotope(4, 1, np.array([1, -1, -1, 1], dtype=np.int8))
     assert om.topes(chi).tolist() == [[-1, 1, 1, -1], [1, -1, -1, 1]]
     loop = om.TableChirotope(4, 1, np.array([1, 0, -1, 1], dtype=np.int8))
-    assert om.topes(loop).shape == (0, 4)
+    T = om.topes(loop)
+    assert T.shape == (0, 4) and T.dtype == np.int8
 
 
 @pytest.mark.parametrize("limit", [0, 2, 3, 12])
