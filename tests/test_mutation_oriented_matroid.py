@@ -467,7 +467,7 @@ def test_cocircuits_against_null_vectors_in_chunks_of_any_size(monkeypatch, chun
         chi = chirotope_of(M)
         flat = np.arange(K, dtype=np.int64)
         Y, S = om.flat_cocircuits(chi, flat, r, [])
-        assert Y.dtype == np.int8 and S.shape == (len(Y), r - 1)
+        assert Y.dtype == np.int8 and S.shape == (len(Y), r - 1) and S.dtype == np.int64
         assert set(map(tuple, Y.tolist())) == cocircuits_by_null_vectors(M)
         assert len(Y) == len(set(map(tuple, Y.tolist())))
         keys = [tuple(k) for k in om.sign_keys(Y).tolist()]
@@ -492,7 +492,7 @@ def test_a_flat_inside_a_larger_space_has_the_cocircuits_of_its_rows():
     assert Y.shape == (0, 2) and Y.dtype == np.int8 and S.shape == (0, 0)
     Y, S = om._flat_cocircuits(chirotope_of([[0, 0], [0, 0], [1, 0]]),
                                np.array([0, 1]), 2, [])
-    assert Y.shape == (0, 2) and S.shape == (0, 1)
+    assert Y.shape == (0, 2) and Y.dtype == np.int8 and S.shape == (0, 1) and S.dtype == np.int64
 
 
 # ---------------------------------------------------------------------------
