@@ -625,7 +625,7 @@ def test_independent_flats_asked_for_a_prefix():
 
 def test_fixed_candidates_are_the_masks_that_agree():
     rng = np.random.default_rng(9)
-    for z in (3, 8, 17):
+    for z in (3, 8, 16, 17):
         for nfixed in (0, 1, z // 2, z):
             fixed = np.zeros((4, z), dtype=np.int8)
             for row in fixed:
