@@ -660,3 +660,26 @@ def test_compose_gives_every_tope_from_its_vertices():
             assert all(y == 0 or y == e for y, e in zip(Y[v].tolist(), c))
         none, where = om.compose(chi, Y[:0], ground, r, [])
         assert none.shape == (0, K) and none.dtype == np.int8 and where.shape == (0,)
+
+
+def test_a_flat_of_24_elements_is_the_largest_tested_at_once(monkeypatch):
+    """With ``fixed`` only ``2^free`` sign vectors are tested, so 24 elements are cheap
+    here: the topes that agree with a prefix, against the rank-2 reference; 25 refused."""
+    with_limit(monkeypatch, 30)
+    rng = random.Random(24)
+    for K in (24, 25):
+        M = random_full_rank(rng, K, 2, -9, 9)
+        every = sorted(rank2_topes(M))
+        chi = chirotope_of(M)
+        fixed = np.array([1 if c == "+" else -1 for c in every[len(every) // 2]], dtype=np.int8)
+        fixed[rng.sample(range(K), 4)] = 0
+        ground = np.arange(K, dtype=np.int64)[None, :]
+        ext = np.zeros((1, 0), dtype=np.int64)
+        if K == 25:
+            with pytest.raises(ValueError, match="^25 elements are too many"):
+                om._equal_flats_topes(chi, ground, 2, ext, fixed[None, :])
+            continue
+        T, owner = om._equal_flats_topes(chi, ground, 2, ext, fixed[None, :])
+        assert strings(T) == agreeing([[1 if c == "+" else -1 for c in t] for t in every],
+                                      fixed) and len(T) == len(strings(T))
+        assert (owner == 0).all()
