@@ -685,3 +685,21 @@ def test_a_flat_of_24_elements_is_the_largest_tested_at_once(monkeypatch):
         assert strings(T) == agreeing([[1 if c == "+" else -1 for c in t] for t in every],
                                       fixed) and len(T) == len(strings(T))
         assert (owner == 0).all()
+
+
+@pytest.mark.parametrize("block", [1, 2, 1 << 20])
+def test_several_flats_in_blocks_keep_their_owners(monkeypatch, block):
+    """Flats of equal size brute-forced together, one or two per block: the topes owned
+    by flat ``f`` are those of its rows (the orthant brute force of the submatrix)."""
+    monkeypatch.setattr(om, "_BLOCK", block)
+    rng = random.Random(block)
+    M = random_full_rank(rng, 8, 3)
+    chi = chirotope_of(M)
+    subsets = [S for S in combinations(range(8), 5) if matrix_rank([M[i] for i in S]) == 3]
+    subsets = rng.sample(subsets, 5)
+    Zs = np.array(subsets, dtype=np.int64)
+    T, owner = om._equal_flats_topes(chi, Zs, 3, np.zeros((5, 0), dtype=np.int64))
+    assert owner.tolist() == sorted(owner.tolist())
+    for f, S in enumerate(subsets):
+        assert strings(T[owner == f]) == pattern([M[i] for i in S])
+        assert (owner == f).sum() == len(pattern([M[i] for i in S]))
