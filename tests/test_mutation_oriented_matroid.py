@@ -660,7 +660,8 @@ def test_compose_gives_every_tope_from_its_vertices():
         for c, v in zip(cand.tolist(), vertex.tolist()):
             assert all(y == 0 or y == e for y, e in zip(Y[v].tolist(), c))
         none, where = om.compose(chi, Y[:0], ground, r, [])
-        assert none.shape == (0, K) and none.dtype == np.int8 and where.shape == (0,)
+        assert none.shape == (0, K) and none.dtype == np.int8
+        assert where.shape == (0,) and where.dtype == np.int64   # an index array
 
 
 def test_a_flat_of_24_elements_is_the_largest_tested_at_once(monkeypatch):
