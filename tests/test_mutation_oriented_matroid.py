@@ -704,3 +704,27 @@ def test_several_flats_in_blocks_keep_their_owners(monkeypatch, block):
     for f, S in enumerate(subsets):
         assert strings(T[owner == f]) == pattern([M[i] for i in S])
         assert (owner == f).sum() == len(pattern([M[i] for i in S]))
+
+
+def test_sign_keys_are_the_plus_mask_then_for_rows_with_zeros_the_minus_mask():
+    """The key format other modules rely on (``cocircuits._line_keys`` builds the keys
+    of rows with zeros itself): big-endian words of the ``+`` positions, followed, when
+    some entry is 0, by those of the ``-`` positions. Rows without any ``+`` (only
+    ``-`` and 0) are told apart by the second half alone."""
+    def words(bits):
+        width = (len(bits) + 63) // 64
+        value = int("".join("1" if b else "0" for b in bits), 2) << (64 * width - len(bits))
+        return [(value >> (64 * (width - 1 - i))) & (2 ** 64 - 1) for i in range(width)]
+
+    rng = np.random.default_rng(70)
+    for width in (2, 9, 70):
+        topes = rng.choice([-1, 1], size=(6, width)).astype(np.int8)
+        assert om.sign_keys(topes).tolist() == [words(row > 0) for row in topes]
+        zeros = rng.choice([-1, 0, 1], size=(6, width)).astype(np.int8)
+        zeros[:, 0] = 0
+        assert om.sign_keys(zeros).tolist() == [words(row > 0) + words(row < 0) for row in zeros]
+        no_plus = -np.abs(zeros)
+        no_plus[0, 1], no_plus[1, 1] = -1, 0
+        no_plus[0, -1], no_plus[1, -1] = 0, -1
+        unique, _, _ = om.unique_signs(no_plus)
+        assert len(unique) == len({tuple(r) for r in no_plus.tolist()})
