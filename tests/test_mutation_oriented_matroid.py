@@ -205,6 +205,10 @@ def test_table_signs_against_determinants_sorted_unsorted_and_repeated(r):
 
 
 def test_table_equality_needs_the_same_size_rank_and_table():
+    # the table is kept as int8 whatever it is given as (lists, int64, Python integers)
+    for given in ([1, -1, 0], np.array([1, -1, 0]), np.array([1, -1, 0], dtype=object)):
+        table = om.TableChirotope(3, 2, given).table
+        assert table.dtype == np.int8 and table.tolist() == [1, -1, 0]
     a = chirotope_of([[1, 0], [0, 1], [1, 1]])
     assert a == om.TableChirotope(3, 2, a.table.copy())
     assert not a == om.TableChirotope(3, 2, -a.table)
