@@ -533,7 +533,7 @@ def test_topes_of_rank_2_against_the_directions_of_the_lines(monkeypatch, limit)
         assert [tuple(t) for t in T.tolist()] == sorted(tuple(t) for t in T.tolist())
 
 
-def test_flats_of_17_to_24_elements_use_wider_masks_and_25_are_refused(monkeypatch):
+def test_flats_of_17_to_25_elements_with_wider_masks_or_the_recursion(monkeypatch):
     with_limit(monkeypatch, 30)
     rng = random.Random(5)
     for K in (16, 17, 18):
