@@ -408,3 +408,39 @@ def test_blocks_on_a_dask_scheduler_are_the_blocks_in_process():
         there = [(s.tolist(), z.tolist()) for s, z in sign_pattern_blocks(
             M, budget=3, scheduler=cluster.scheduler_address, jobs=1)]
     assert there == here
+
+
+@pytest.mark.parametrize("budget", [2, 5, 40])
+def test_each_bucket_asks_its_restrictions_only_for_its_prefix(monkeypatch, budget):
+    """Step 1 of :mod:`verify.arrangement.stream`: a bucket's restrictions are asked only
+    for the topes that agree with its prefix, so the work of a cocircuit met by several
+    buckets is divided among them. Every candidate the composition returns to a bucket
+    already has the bucket's prefix (none is computed to be thrown away), and the
+    buckets together return each (cell, vertex) pair once."""
+    import verify.arrangement.stream as stream_module
+    from verify.arrangement.oriented_matroid import compose
+
+    returned = []
+
+    def spy(chi, Y, flat, r, extension, fixed=None):
+        cand, vertex = compose(chi, Y, flat, r, extension, fixed)
+        returned.append((fixed, cand))
+        return cand, vertex
+
+    monkeypatch.setattr(stream_module, "compose", spy)
+    M = [[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 0], [1, 0, 1], [0, 1, 1], [1, 1, 1]]
+    blocks = list(sign_pattern_blocks(M, witnesses=False, budget=budget))
+    assert len(returned) > 1
+    total = 0
+    for fixed, cand in returned:
+        assert fixed is not None
+        b = int(np.count_nonzero(fixed))
+        assert (cand[:, :b] == fixed[:b]).all()
+        total += len(cand)
+    # each cell of the '+' half has as many candidates as vertices
+    H = reduce_matrix(M).H.tolist()
+    lines = ref_lines(H)
+    plus = [T for T in ref_topes(H) if T[0] == 1]
+    assert total == sum(1 for T in plus for Y in lines for s in (1, -1)
+                        if all(s * y in (0, t) for y, t in zip(Y, T)))
+    assert sum(len(signs) for signs, _ in blocks) == 2 * len(plus)
