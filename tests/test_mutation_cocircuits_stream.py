@@ -404,7 +404,7 @@ def test_blocks_on_a_dask_scheduler_are_the_blocks_in_process():
     here = [(s.tolist(), z.tolist()) for s, z in sign_pattern_blocks(M, budget=3)]
     assert len(here) > 2
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address=":0") as cluster:
         there = [(s.tolist(), z.tolist()) for s, z in sign_pattern_blocks(
             M, budget=3, scheduler=cluster.scheduler_address, jobs=1)]
     assert there == here
@@ -444,3 +444,70 @@ def test_each_bucket_asks_its_restrictions_only_for_its_prefix(monkeypatch, budg
     assert total == sum(1 for T in plus for Y in lines for s in (1, -1)
                         if all(s * y in (0, t) for y, t in zip(Y, T)))
     assert sum(len(signs) for signs, _ in blocks) == 2 * len(plus)
+
+
+def _where_am_i(label):
+    """The address of the Dask worker running this task (``label`` passed through)."""
+    from distributed import get_worker
+
+    return label, get_worker().address
+
+
+def test_ordered_map_runs_on_the_given_scheduler_in_order_with_its_bound():
+    """``_ordered_map`` with a scheduler: every task runs on that cluster's worker, the
+    results come back in task order, and at most ``2 jobs`` tasks are taken from the
+    iterable before the first result is yielded (bounded memory)."""
+    distributed = pytest.importorskip("dask.distributed")
+    from verify.arrangement.stream import _ordered_map
+
+    taken = []
+
+    def tasks():
+        for label in range(7):
+            taken.append(label)
+            yield (label,)
+
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as cluster:
+        worker = next(iter(cluster.scheduler.workers))
+        results = _ordered_map(_where_am_i, tasks(), 1, cluster.scheduler_address)
+        first = next(results)
+        assert len(taken) == 2
+        assert [first, *results] == [(label, worker) for label in range(7)]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_ordered_map_in_processes_keeps_its_bound(jobs):
+    """Without a scheduler: in order, and at most ``2 jobs`` tasks taken before the first
+    result (one task at a time in this process for ``jobs = 1``)."""
+    from verify.arrangement.stream import _ordered_map
+
+    taken = []
+
+    def tasks():
+        for label in range(9):
+            taken.append(label)
+            yield (label, 2)
+
+    results = _ordered_map(pow, tasks(), jobs, None)
+    first = next(results)
+    assert len(taken) == (1 if jobs == 1 else 2 * jobs)
+    assert [first, *results] == [label ** 2 for label in range(9)]
+
+
+def test_blocks_on_a_dask_scheduler_run_there():
+    """``sign_pattern_blocks(..., scheduler=...)`` hands its buckets to that scheduler:
+    the cluster's worker executes one task per bucket of the '+' half (and the blocks
+    are those computed here)."""
+    distributed = pytest.importorskip("dask.distributed")
+
+    M = [[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1], [1, -1, 2]]
+    here = [(s.tolist(), z.tolist()) for s, z in sign_pattern_blocks(M, budget=3)]
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as cluster:
+        there = [(s.tolist(), z.tolist()) for s, z in sign_pattern_blocks(
+            M, budget=3, scheduler=cluster.scheduler_address, jobs=1)]
+        (worker,) = cluster.workers.values()
+        executed = worker.state.executed_count
+    assert there == here
+    assert executed == len(here) // 2
