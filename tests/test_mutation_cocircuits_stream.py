@@ -42,7 +42,7 @@ from verify.arrangement.cocircuits import (
     generic_tope_count,
 )
 from verify.arrangement.sign_pattern import sign_pattern
-from verify.arrangement.stream import reduce_matrix, sign_pattern_blocks
+from verify.arrangement.stream import _plan, reduce_matrix, sign_pattern_blocks
 from verify.io.errors import TooLargeError
 
 from reference import brute_force_sign_pattern, generic_central_count, matrix_rank
@@ -309,7 +309,7 @@ def check_blocks(M, blocks):
     rows = [[Fraction(a) for a in row] for row in M]
     cells = []
     for signs, Z in blocks:
-        assert signs.dtype == np.int8 and is_integer_array(Z)
+        assert signs.dtype == np.int8 and is_integer_array(Z) and len(Z) == len(signs)
         for s, z in zip(signs.tolist(), Z.tolist()):
             z = [int(a) for a in z]
             assert [sign(sum(a * x for a, x in zip(row, z))) for row in rows] == s
@@ -511,3 +511,57 @@ def test_blocks_on_a_dask_scheduler_run_there():
         executed = worker.state.executed_count
     assert there == here
     assert executed == len(here) // 2
+
+
+def plan_bound(Y, r) -> list:
+    """Step 2 of :mod:`verify.arrangement.stream`, from its statement: a signed cocircuit
+    with ``z`` zeros yields at most ``2^(r-1)`` candidates if ``z = r - 1`` (its
+    localisation is a coordinate arrangement), else at most the generic count of ``z``
+    hyperplanes in rank ``r - 1`` (Zaslavsky, computed by the reference)."""
+    out = []
+    for row in Y.tolist():
+        z = row.count(0)
+        out.append(2 ** (r - 1) if z == r - 1 else generic_central_count(z, r - 1))
+    return out
+
+
+@pytest.mark.parametrize("W, exact", [
+    ([[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 0], [1, 0, 1], [0, 1, 1], [1, 1, 1]], False),
+    ([[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 0], [1, 0, 1], [0, 1, 1], [1, 1, 1]], True),
+    ([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1], [1, 1, 1, 1], [1, -1, 0, 0],
+      [0, 0, 1, -1], [1, 2, 3, 4]], False),
+    ([[1, 0], [0, 1], [1, 1], [1, -1], [2, 1]], False),
+    # four planes through the line of (0, 0, 1): a cocircuit with r + 1 zeros
+    ([[1, 0, 0], [0, 1, 0], [1, 1, 0], [1, -1, 0], [0, 0, 1], [1, 1, 1], [1, 2, 3]], False),
+])
+def test_the_plan_splits_exactly_while_the_bound_exceeds_the_budget(W, exact):
+    """Every bucket's bound is within the budget (or the prefix is complete) and its
+    parent's exceeds it, so no bucket is split needlessly; a bucket holds the signed
+    cocircuits conforming to its prefix (the '+' half: first sign ``+``), each once.
+    With ``exact``, the budget is the bound of one bucket of the plan for a budget one
+    lower, so that some bucket meets the budget exactly (and must not be split)."""
+    R = reduce_matrix(W)
+    Y, _ = cocircuits(R.H)
+    K, r = R.H.shape
+    signed = [(tuple(y), s) for y in Y.tolist() for s in (1, -1)]
+    bound = dict(zip((tuple(y) for y in Y.tolist()), plan_bound(Y, r)))
+
+    def members(prefix):
+        return sorted((y, s) for y, s in signed
+                      if all(s * y[i] in (0, p) for i, p in enumerate(prefix)))
+
+    def weight(prefix):
+        return sum(bound[y] for y, _ in members(prefix))
+
+    budgets = [b for b in (3, 8, 20, 50) if b < weight((1,))]   # the root is split
+    if exact:
+        plan = list(_plan(Y, r, 19))
+        budgets = [weight(p) for p, _, _ in plan if len(p) > 1 and weight(p) > 1]
+    assert budgets
+    for budget in budgets:
+        plan = list(_plan(Y, r, budget))
+        for prefix, idx, sigma in plan:
+            assert members(prefix) == sorted(zip(map(tuple, Y[idx].tolist()),
+                                                 sigma.tolist()))
+            assert weight(prefix) <= budget or len(prefix) == K
+            assert weight(prefix[:-1]) > budget
