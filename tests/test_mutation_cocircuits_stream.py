@@ -565,3 +565,15 @@ def test_the_plan_splits_exactly_while_the_bound_exceeds_the_budget(W, exact):
                                                  sigma.tolist()))
             assert weight(prefix) <= budget or len(prefix) == K
             assert weight(prefix[:-1]) > budget
+
+
+@pytest.mark.parametrize("budget", [1, 1000])
+def test_stream_of_normals_between_2_63_and_2_64(budget):
+    """Normals whose entries are all non-negative and reach ``[2^63, 2^64)``: numpy
+    would read them as ``uint64`` or ``float64``; the reduction keeps Python integers,
+    and the streamed cells and witnesses are the whole engine's, exact."""
+    M = [[2 ** 63, 1], [1, 2 ** 63 + 1], [2 ** 63 + 3, 2 ** 63 + 1], [-(2 ** 63), -1]]
+    R = reduce_matrix(M)
+    assert R.H.dtype == object and all(type(a) is int for a in R.H.ravel())
+    cells = check_blocks(M, sign_pattern_blocks(M, budget=budget))
+    assert cells == whole(M) and len(cells) == 6
