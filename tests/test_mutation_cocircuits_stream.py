@@ -386,6 +386,7 @@ def test_lift_gives_signs_over_the_rows_and_witnesses_in_all_columns(M):
     the rows of ``M`` (parallel and repeated rows, redundant columns) and integer points
     of ``R^k`` with ``sign(M z) = signs``, exactly; zero outside the column basis."""
     R = reduce_matrix(M)
+    assert R.zero_rows == []
     T, points = enumerate_topes(R.H)
     signs, Z = R.lift(T, points)
     assert signs.dtype == np.int8 and is_integer_array(Z) and Z.shape == (len(T), R.k)
@@ -577,3 +578,22 @@ def test_stream_of_normals_between_2_63_and_2_64(budget):
     assert R.H.dtype == object and all(type(a) is int for a in R.H.ravel())
     cells = check_blocks(M, sign_pattern_blocks(M, budget=budget))
     assert cells == whole(M) and len(cells) == 6
+
+
+@pytest.mark.parametrize("M", [[], [[0, 0, 0]], [[1, 2, 3], [0, 0, 0], [2, 4, 6]],
+                               [[0, 0], [0, 0], [5, -1]]])
+def test_the_reduction_of_a_matrix_with_a_zero_row_is_empty(M):
+    """A zero row (or no row at all) leaves no arrangement: no hyperplanes, rank 0,
+    nothing to orient; the rows, their primitive integer rows and the number of columns
+    are kept, and the zero rows are listed (none for no rows). Such a pattern is empty,
+    and the stream yields no block."""
+    from verify.linalg.exact import primitive_integer_row, to_fmpq_rows
+
+    R = reduce_matrix(M)
+    rows = to_fmpq_rows(M)
+    assert R.rows == rows and R.ints == [primitive_integer_row(row) for row in rows]
+    assert R.k == (len(M[0]) if M else 0)
+    assert R.zero_rows == [i for i, row in enumerate(M) if not any(row)]
+    assert R.H.shape == (0, 0) and len(R.plane) == 0 and len(R.sign) == 0
+    assert R.basis == [] and R.rank == 0
+    assert list(sign_pattern_blocks(M)) == []
