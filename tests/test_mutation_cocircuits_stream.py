@@ -597,3 +597,21 @@ def test_the_reduction_of_a_matrix_with_a_zero_row_is_empty(M):
     assert R.H.shape == (0, 0) and len(R.plane) == 0 and len(R.sign) == 0
     assert R.basis == [] and R.rank == 0
     assert list(sign_pattern_blocks(M)) == []
+
+
+def test_entries_near_2_31_in_rank_2_need_python_integers():
+    """Twelve lines of ``R^2`` with entries near ``2^31.3``: the products ``h . v`` of a
+    normal with a line's vector reach ``2^63``, so ``int64`` would wrap; the overflow
+    bound must choose Python integers, and the topes and witnesses are the reference's."""
+    rng = np.random.default_rng(7)
+    B = 2_643_056_000   # about 2^31.3, so 2 B^2 > 2^63 and 0.5 B^2 < 2^62
+    H = [[int(s) * (B - int(a)) for s, a in zip(rng.choice([-1, 1], 2),
+                                                 rng.integers(0, 2 ** 20, 2))]
+         for _ in range(12)]
+    assert max(abs(sum(h * x for h, x in zip(row, v))) for row in H
+               for v in ref_lines(H).values()) >= 2 ** 63
+    signs, points = enumerate_topes(np.array(H, dtype=object))
+    expected = ref_topes(H, brute_force=False)
+    rows = [tuple(int(s) for s in row) for row in signs]
+    assert rows == sorted(expected)
+    assert [tuple(int(a) for a in p) for p in points] == [expected[T] for T in rows]
