@@ -403,3 +403,19 @@ def test_only_chirotopes_of_rank_six_and_more_keep_a_memo():
     for r in (MEMO_MIN_RANK - 1, MEMO_MIN_RANK):
         H = np.vstack([np.eye(r, dtype=np.int64), np.ones((1, r), dtype=np.int64)])
         assert (IntegerChirotope(H).memo is None) == (r < MEMO_MIN_RANK)
+
+
+def test_empty_buckets_of_python_integers_keep_their_width():
+    """Entries beyond ``int64`` (Python integers) and a budget of one cell: some prefixes
+    of the plan are no cell, and their empty buckets must still lift to ``R^k``; the
+    cells are the whole engine's, with its witnesses."""
+    from verify.arrangement.cocircuits import _primitive_rows
+
+    for dtype in (np.int64, object):
+        assert _primitive_rows(np.zeros((0, 3), dtype=dtype)).shape == (0, 3)
+    M = [[2 ** 70, t, t * t] for t in range(-2, 3)]   # five planes in general position
+    assert reduce_matrix(M).H.dtype == object
+    patterns, witnesses = streamed(M, budget=1)
+    whole = sign_pattern(M)
+    assert patterns == whole.patterns and len(patterns) == 22
+    assert witnesses == [tuple(int(a) for a in c.witness) for c in whole.cells]

@@ -316,8 +316,10 @@ def _primitive_rows(points: np.ndarray) -> np.ndarray:
     if points.dtype == object:
         from math import gcd
 
-        return np.array([[a // g for a in row] for row in points
-                         for g in [gcd(*(int(a) for a in row)) or 1]], dtype=object)
+        rows = [[a // g for a in row] for row in points
+                for g in [gcd(*(int(a) for a in row)) or 1]]
+        # reshape: no rows (a bucket of the stream without cells) keep their width
+        return np.array(rows, dtype=object).reshape(points.shape)
     g = np.gcd.reduce(points, axis=1)
     g[g == 0] = 1
     return points // g[:, None]
