@@ -527,3 +527,13 @@ def test_low_rank_matrices_are_rank_deficient(M):
 @given(small_int_matrices(5, 3, TERNARY))
 def test_small_int_matrices_entries(M):
     assert all(x in TERNARY for row in M for x in row)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 400), st.integers(1, 500))
+def test_the_engines_generic_count_is_the_reference_count(N, r):
+    # The engine computes the binomials incrementally (for bounds of thousands of
+    # terms); the reference sums them afresh.
+    from verify.arrangement.cocircuits import generic_tope_count
+
+    assert generic_tope_count(N, r) == generic_central_count(N, r)
