@@ -422,3 +422,20 @@ def test_exact_row_dots_match_python_integers(m, d, data):
     expected = [sum(int(a) * int(b) for a, b in zip(Z[k], x)) for k in range(m)]
     assert exact_row_dots(Z, x) == expected
     assert exact_row_dots(Z, x.astype(np.float64)) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 14), st.data())
+def test_kth_largest_is_the_partition_value_and_leaves_the_block(m, n, data):
+    """Against ``np.partition`` on rows with repeats and ``-inf`` (the masked labels),
+    for every ``k`` (by maxima up to ``KTH_BY_MAXIMA``, by partition above); the block
+    is unchanged afterwards."""
+    from verify.analyze.report import kth_largest
+
+    value = st.one_of(st.integers(-3, 3).map(float), st.just(-np.inf))
+    C = np.array([[data.draw(value) for _ in range(n)] for _ in range(m)], dtype=np.float32)
+    k = data.draw(st.integers(1, n))
+    before = C.copy()
+    got = kth_largest(C, k)
+    assert np.array_equal(C, before)
+    assert np.array_equal(got, np.partition(before, n - k, axis=1)[:, n - k])
