@@ -238,6 +238,34 @@ def cosine_neighbours(W, k: int = DEFAULT_NEIGHBOURS, *,
     return out
 
 
+#: Up to this ``k``, :func:`kth_largest` picks maxima instead of partitioning.
+KTH_BY_MAXIMA = 8
+
+
+def kth_largest(C: np.ndarray, k: int) -> np.ndarray:
+    """The ``k``-th largest entry of each row of ``C`` (repeats counted), i.e.
+    ``np.partition(C, n - k, axis=1)[:, n - k]`` for rows without NaN.
+
+    For small ``k`` by ``k`` row maxima, each taken out (set to ``-inf``) before the
+    next and put back afterwards: ``k`` passes over the block instead of a selection,
+    which took an eighth of the cosine phase on a 20,000 x 768 head.
+    """
+    n = C.shape[1]
+    if k > KTH_BY_MAXIMA or k > n:
+        return np.partition(C, n - k, axis=1)[:, n - k]
+    rows = np.arange(C.shape[0])
+    taken = []
+    for _ in range(k):
+        at = C.argmax(axis=1)
+        value = C[rows, at]
+        taken.append((at, value))
+        C[rows, at] = -np.inf
+    # In reverse: a column taken twice (a row of -inf) gets its first value back last.
+    for at, value in reversed(taken):
+        C[rows, at] = value
+    return taken[-1][1].copy() if taken else np.empty(0, dtype=C.dtype)
+
+
 def float32_cosine_band(d: int) -> float:
     """Labels whose float32 cosine is within this of the ``k``-th largest are kept.
 
@@ -266,7 +294,7 @@ def _float32_neighbours(head, U: np.ndarray, valid: np.ndarray, k: int, step: in
         C[:, ~valid] = -np.inf
         C[np.arange(hi - lo), np.arange(lo, hi)] = -np.inf
         if others_count - 1 > k:
-            kth = np.partition(C, n - k, axis=1)[:, n - k]
+            kth = kth_largest(C, k)
         for r, i in enumerate(range(lo, hi)):
             if not valid[i] or others_count <= 1:
                 continue
