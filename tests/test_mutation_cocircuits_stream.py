@@ -615,3 +615,27 @@ def test_entries_near_2_31_in_rank_2_need_python_integers():
     rows = [tuple(int(s) for s in row) for row in signs]
     assert rows == sorted(expected)
     assert [tuple(int(a) for a in p) for p in points] == [expected[T] for T in rows]
+
+
+@pytest.mark.parametrize("rank", [cocircuit_module.MEMO_MIN_RANK - 1,
+                                  cocircuit_module.MEMO_MIN_RANK,
+                                  cocircuit_module.MEMO_MIN_RANK + 1])
+def test_integer_chirotopes_share_the_flat_memo_of_their_matrix_from_its_rank_on(
+        monkeypatch, rank):
+    # From MEMO_MIN_RANK on, a chirotope keeps the process's flat memo of its matrix
+    # (the same object for an equal matrix); below it, none. Its signs are those of
+    # FLINT's determinants either way.
+    monkeypatch.setattr(cocircuit_module, "_LAST_MEMO", [None, None])
+    H = np.random.default_rng(rank).integers(-5, 6, size=(rank + 2, rank)).astype(np.int64)
+    chirotope = IntegerChirotope(H)
+    if rank >= cocircuit_module.MEMO_MIN_RANK:
+        assert chirotope.memo is not None
+        assert chirotope.memo is cocircuit_module._memo_of(H.copy())
+        assert IntegerChirotope(H.copy()).memo is chirotope.memo
+    else:
+        assert chirotope.memo is None
+    rest = list(range(rank - 1))
+    signs = chirotope.signs_with(rest, [rank - 1, rank, rank + 1])
+    for element, sign in zip([rank - 1, rank, rank + 1], np.asarray(signs).ravel()):
+        expected = fmpz_mat(H[[element] + rest].tolist()).det()
+        assert int(sign) == (expected > 0) - (expected < 0)
