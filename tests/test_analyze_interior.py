@@ -30,13 +30,20 @@ def _inside_by_lp(P, t) -> bool:
     return res.status == 0
 
 
+def _cloud(seed, d: int, per: int, radius: float):
+    """``per (d + 1)`` standard normal points of ``R^d`` as columns with a row of ones,
+    and a target (with its 1) at about ``radius`` from the origin; ``seed`` is a seed
+    or a generator."""
+    rng = np.random.default_rng(seed)
+    m = per * (d + 1)
+    A = np.vstack([rng.standard_normal((d, m)), np.ones((1, m))])
+    return A, np.append(radius * rng.standard_normal(d) / np.sqrt(d), 1.0)
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(2, 6), st.integers(0, 10 ** 6), st.floats(0.0, 3.0))
 def test_the_walk_finds_a_simplex_exactly_when_the_point_is_in_the_hull(d, seed, radius):
-    rng = np.random.default_rng(seed)
-    m = 6 * (d + 1)
-    P = np.vstack([rng.standard_normal((d, m)), np.ones((1, m))])
-    target = np.append(radius * rng.standard_normal(d) / np.sqrt(d), 1.0)
+    P, target = _cloud(seed, d, 6, radius)
     basis = simplex_walk(P, [target], max_pivots=50 * (d + 1))[0]
     if basis is not None:
         assert len(set(basis)) == d + 1
@@ -91,10 +98,7 @@ def test_exact_weights_check_every_equation_of_a_short_support():
        st.sampled_from([3, 5, 8]))
 def test_positive_weights_and_the_reduction_agree_with_a_linear_program(d, seed, radius,
                                                                           per):
-    rng = np.random.default_rng(seed)
-    m = per * (d + 1)
-    A = np.vstack([rng.standard_normal((d, m)), np.ones((1, m))])
-    t = np.append(radius * rng.standard_normal(d) / np.sqrt(d), 1.0)
+    A, t = _cloud(seed, d, per, radius)
     inside = _inside_by_lp(A, t)
     lam = positive_weights(A, t)
     if lam is not None:
@@ -116,10 +120,7 @@ def test_newton_steps_by_conjugate_gradients_find_the_same_weights(d, seed, radi
     # The maximum-entropy weights are unique (a strictly convex objective), so the
     # truncated Newton method must find the weights of the formed Hessian, and both
     # must agree with a linear program on whether the target is inside.
-    rng = np.random.default_rng(seed)
-    m = 4 * (d + 1)
-    A = np.vstack([rng.standard_normal((d, m)), np.ones((1, m))])
-    t = np.append(radius * rng.standard_normal(d) / np.sqrt(d), 1.0)
+    A, t = _cloud(seed, d, 4, radius)
     formed = positive_weights(A, t)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(interior_module, "NEWTON_CG_MIN_DIMENSION", 0)
@@ -138,9 +139,7 @@ def test_newton_steps_by_conjugate_gradients_converge_below_the_rounding_of_the_
     # tolerance of 1e-9): the truncated Newton method must still converge.
     rng = np.random.default_rng(247)
     d, radius = int(rng.integers(2, 41)), float(rng.uniform(0, 1.0))
-    m = 4 * (d + 1)
-    A = np.vstack([rng.standard_normal((d, m)), np.ones((1, m))])
-    t = np.append(radius * rng.standard_normal(d) / np.sqrt(d), 1.0)
+    A, t = _cloud(rng, d, 4, radius)  # default_rng(rng) is rng itself: the same draws
     formed = positive_weights(A, t)
     monkeypatch.setattr(interior_module, "NEWTON_CG_MIN_DIMENSION", 0)
     by_cg = positive_weights(A, t)
