@@ -503,7 +503,7 @@ def test_bounds_of_language_model_size_are_given_by_their_magnitude():
     import json
     from math import comb, lgamma, log
 
-    from verify.analyze.report import _maybe_count
+    from verify.analyze.report import _maybe_count, json_cells
 
     def log10_binomial(a, b):
         return (lgamma(a + 1) - lgamma(b + 1) - lgamma(a - b + 1)) / log(10)
@@ -514,10 +514,13 @@ def test_bounds_of_language_model_size_are_given_by_their_magnitude():
         entry = _maybe_count(head, "ranking", K, r, 200000, False, rank=None)
         assert entry["count"] is None and "--force" in entry["note"]
         low = log10_binomial(K - 1, r - 1)
-        assert (entry["bound"] is None) == (low > 4000)
         exponent = float(entry["note"].split("about 10^")[1].split()[0])
         assert low - 0.05 <= exponent <= low + log(2 * r, 10) + 0.05
-        assert json.loads(json.dumps(entry)) == entry
+        cells = json_cells({"ranking": entry})
+        assert (cells["ranking"]["bound"] is None) == (low > 4000)
+        if low <= 4000:
+            assert cells["ranking"]["bound"] == entry["bound"]
+        assert json.loads(json.dumps(cells)) == cells
     entry = _maybe_count(head, "ranking", 12, 3, 100, False, rank=None)
     assert entry["bound"] == 2 * sum(comb(11, k) for k in range(3))
     assert f"up to {entry['bound']} cells" in entry["note"]
@@ -614,6 +617,26 @@ def test_cell_budget_note_and_force(tmp_path):
     assert json.loads(out)["cells"]["ranking"]["count"] is None
     code, out, err = cli("analyze", "--matrix", path, "--max-cells", "5", "--force", "--json")
     assert json.loads(out)["cells"]["ranking"]["count"] == 18 and err == ""
+
+
+def test_cell_budget_note_gives_large_bounds_by_their_magnitude(tmp_path):
+    # 40 labels in R^12: the ranking bound 2 sum_{k<12} C(779, k) has 25 digits, the
+    # sign bound 2 sum_{k<12} C(39, k) ten. The note gives the first by its magnitude,
+    # the second in full; the JSON gives both exactly.
+    from math import comb, log10
+
+    W = np.random.default_rng(5).integers(-9, 10, size=(40, 12))
+    path = tmp_path / "w.npy"
+    np.save(path, W)
+    code, out, err = cli("analyze", "--matrix", str(path), "--json", "--quiet")
+    assert code == 0, err
+    ranking = 2 * sum(comb(779, k) for k in range(12))
+    sign = 2 * sum(comb(39, k) for k in range(12))
+    cells = json.loads(out)["cells"]
+    assert cells["ranking"]["bound"] == ranking and cells["sign"]["bound"] == sign
+    assert f"sign pattern up to {sign}" in err
+    assert f"ranking pattern up to about 10^{log10(ranking):.1f}" in err
+    assert str(ranking) not in err
 
 
 def _bad_inputs(tmp_path):

@@ -270,7 +270,7 @@ def _write_certificate(args, result, rows, bias) -> None:
 
 def run_analyze(args) -> int:
     """Run the analysis for the parsed options; return the exit code."""
-    from verify.analyze.report import analyze, format_text, to_json
+    from verify.analyze.report import analyze, format_text, magnitude, to_json
 
     if args.graph is not None:
         if Path(args.graph).suffix.lower() not in (".graphml", ".json"):
@@ -318,7 +318,7 @@ def run_analyze(args) -> int:
     refused = [kind for kind in ("sign", "ranking")
                if result.cells and result.cells[kind]["count"] is None]
     if refused:
-        bounds = ", ".join(f"{kind} pattern up to {result.cells[kind]['bound']}"
+        bounds = ", ".join(f"{kind} pattern up to {magnitude(result.cells[kind]['bound'])}"
                            for kind in refused if result.cells[kind]["bound"] is not None)
         reason = (f"({bounds} cells, more than --max-cells {args.max_cells}); --force "
                   "computes them") if bounds else "(they need rational entries)"

@@ -394,13 +394,19 @@ def magnitude(count: int) -> str:
     return f"about 10^{log10(count):.1f}"
 
 
-#: Bounds with more digits are not given exactly (a JSON reader in Python refuses
+#: Bounds with more digits are ``null`` in the JSON (a JSON reader in Python refuses
 #: integers of more than 4,300 digits by default); the note gives their magnitude.
 BOUND_MAX_DIGITS = 4000
 
 
-def _exact(bound: int) -> int | None:
-    return bound if bound < 10 ** BOUND_MAX_DIGITS else None
+def json_cells(cells: dict | None) -> dict | None:
+    """The cell counts for the JSON: bounds of more than ``BOUND_MAX_DIGITS`` digits
+    as ``null``."""
+    if cells is None:
+        return None
+    return {kind: {**entry, "bound": entry["bound"] if entry["bound"] is None
+                   or entry["bound"] < 10 ** BOUND_MAX_DIGITS else None}
+            for kind, entry in cells.items()}
 
 
 def _bound(K: int, r: int) -> int:
@@ -502,7 +508,7 @@ def _distinct_directions(head: ExactHead) -> int:
 def _maybe_count(head: ExactHead, kind: str, K: int, r: int, max_cells: int,
                  force: bool, rank: int | None = -1) -> dict:
     bound = _bound(K, r)
-    entry = {"hyperplanes": K, "rank": r if rank == -1 else rank, "bound": _exact(bound),
+    entry = {"hyperplanes": K, "rank": r if rank == -1 else rank, "bound": bound,
              "count": None, "note": None}
     if bound > max_cells and not force:
         entry["note"] = (f"not computed: up to {magnitude(bound)} cells (more than --max-cells "
@@ -550,8 +556,7 @@ def _field_cell_counts(head: FieldHead, max_cells: int, force: bool) -> dict:
 
 def _maybe_field(rows, K: int, d: int, max_cells: int, force: bool, topes) -> dict:
     bound = _bound(K, min(d, K))
-    entry = {"hyperplanes": None, "rank": None, "bound": _exact(bound), "count": None,
-             "note": None}
+    entry = {"hyperplanes": None, "rank": None, "bound": bound, "count": None, "note": None}
     if bound > max_cells and not force:
         entry["note"] = (f"not computed: up to {magnitude(bound)} cells (more than --max-cells "
                          f"{max_cells}); --force computes it")
@@ -762,7 +767,7 @@ def _json_document(a: HeadAnalysis, with_evidence: bool) -> dict:
             "fraction_cannot_tie": c.fraction_cannot_tie,
             "per_label": per_label,
         },
-        "cells": a.cells,
+        "cells": json_cells(a.cells),
     }
     if not with_evidence:
         for key in EVIDENCE_KEYS:
@@ -849,7 +854,7 @@ def format_text(a: HeadAnalysis, source: str, *, limit: int = 20) -> str:
             if e["count"] is not None:
                 txt = f"{e['count']} cells"
                 if e.get("bound"):
-                    txt += f" (upper bound {e['bound']})"
+                    txt += f" (upper bound {magnitude(e['bound'])})"
                 if e.get("note"):
                     txt += f": {e['note']}"
             else:
