@@ -166,6 +166,23 @@ def test_the_reduction_works_in_batches_and_refreshes(monkeypatch):
         assert sorted(basis) == sorted(whole)  # the same exchanges, exact or not
 
 
+def test_the_reduction_takes_a_fresh_inverse_at_most_once_per_n_columns(monkeypatch):
+    # A fresh inverse costs O(N^3): with batches of 4 columns and a refresh asked for
+    # after every batch, N = 13 rows still get one only every 13 columns or more, and
+    # the basis found is valid.
+    A, t = _cloud(11, 12, 16, 0.1)
+    N, m = A.shape
+    lam = positive_weights(A, t)
+    monkeypatch.setattr(interior_module, "REDUCTION_BATCH", 4)
+    monkeypatch.setattr(interior_module, "REDUCTION_REFRESH", 1)
+    calls = []
+    inverse = np.linalg.inv
+    monkeypatch.setattr(np.linalg, "inv", lambda M: calls.append(1) or inverse(M))
+    basis = caratheodory_basis(A, t, lam)
+    assert basis is not None and np.all(np.linalg.solve(A[:, basis], t) >= -1e-9)
+    assert 2 <= len(calls) <= 1 + (m - N) // N + 1
+
+
 def test_the_reduction_gives_up_outside_and_on_singular_columns():
     A = np.vstack([np.zeros((2, 8)), np.ones((1, 8))])
     t = np.array([0.0, 0.0, 1.0])
