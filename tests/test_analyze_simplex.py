@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from flint import fmpq_mat, fmpz_mat
+from flint import fmpq, fmpq_mat, fmpz_mat
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -137,6 +137,31 @@ def test_a_poor_inverse_is_not_trusted(factor):
     good = lambda M: np.linalg.inv(M) * (1 + 1e-9)  # noqa: E731
     assert strictly_inside(V, z, inverse=good)
     assert checker_module._verified_inside(np, V, z, inverse=good)
+
+
+def test_a_residual_that_rounds_to_zero_still_counts():
+    # z = 0 is the midpoint of the edge v_0 v_2: weights (1/2, 0, 1/2), not inside.
+    # The inverse R below (good enough: ||I - R M^|| is about 2^-20) steers the refined
+    # weights to (1/2, 15 2^-1074, 1/2 - 15 2^-1074), every step exact in float64: the
+    # residual of R t^ is -s (31/64, 1/2, 1/2) and R times it is (0, 15 2^-1074 - s,
+    # -15 2^-1074). Their exact residual, (30 2^-1080, 0, 0), rounds to 0, so a bound
+    # built from the rounded residual alone (3 2^-1074, times 4) would prove the middle
+    # weight positive. Only the 2^-1074 per rounded entry keeps the proof honest.
+    V = np.array([[-33, -1], [31, 1], [33, 1]], dtype=np.int64)
+    z = np.array([0, 0], dtype=np.int64)
+    assert exact_weights(V, z) == [fmpq(1, 2), 0, fmpq(1, 2)]
+    s = 2.0 ** -1048
+    R = np.array([[0.0, -1.0, 1.0],
+                  [-32.0, 33.0 - 15 * 2.0 ** -25, 2 * s],
+                  [32.0, -32.0 + 15 * 2.0 ** -25, 1.0]])
+    scaled = np.array([[-33 / 64, 31 / 64, 33 / 64], [-1 / 2, 1 / 2, 1 / 2], [1 / 2] * 3])
+
+    def steered(M):
+        assert np.array_equal(M, scaled)  # the row scaling the construction assumes
+        return R
+
+    assert not strictly_inside(V, z, inverse=steered)
+    assert not checker_module._verified_inside(np, V, z, inverse=steered)
 
 
 def _scaled(V, z):
