@@ -657,3 +657,97 @@ def test_points_computed_one_at_a_time_encode_like_the_list(top):
         assert parts[key].dtype == ref_parts[key].dtype
         assert parts[key].shape == ref_parts[key].shape
         assert parts[key].tobytes() == ref_parts[key].tobytes()
+
+
+class _Projected:
+    """A witness whose point is ``s y`` except ``top`` at ``p``, given both ways."""
+
+    def __init__(self, s, y, p, top):
+        self.s, self.y, self.p, self.top = s, np.array(y, dtype=np.int64), p, top
+
+    @property
+    def point(self):
+        row = [self.s * int(v) for v in self.y]
+        row[self.p] = self.top
+        return tuple(row)
+
+    def point_parts(self):
+        return self.s, self.y.copy(), self.p, self.top
+
+
+_MAGNITUDES = st.sampled_from([0, 1, 5, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 62,
+                               2 ** 63 - 1, 2 ** 63, 2 ** 63 + 1, 2 ** 64, 2 ** 95, 2 ** 130])
+
+
+@st.composite
+def _projected_witnesses(draw):
+    width = draw(st.integers(1, 4))
+    out = []
+    for _ in range(draw(st.integers(0, 5))):
+        s = draw(st.one_of(st.integers(1, 2 ** 40), _MAGNITUDES.filter(bool)))
+        y = draw(st.lists(st.integers(-2 ** 20, 2 ** 20), min_size=width, max_size=width))
+        top = draw(st.one_of(st.integers(-2 ** 70, 2 ** 70), _MAGNITUDES,
+                             _MAGNITUDES.map(lambda v: -v)))
+        out.append(_Projected(s, y, draw(st.integers(0, width - 1)), top))
+    return width, out
+
+
+@given(_projected_witnesses())
+@settings(max_examples=300, deadline=None)
+def test_projected_points_encode_like_the_list(case):
+    """The fast path of ``PointRows`` (an int64 vector and one large entry per point)
+    gives the arrays of the list of points, entry by entry (``-2^63``, ``2^63 - 1``,
+    ``2^63`` and the limb boundaries included)."""
+    from verify.analyze.certificate import PointRows, encode
+
+    width, witnesses = case
+    rows = [list(w.point) for w in witnesses]
+    ref_enc, ref_parts = encode(rows) if rows else ("int64", {"": np.zeros((0, width),
+                                                                         dtype=np.int64)})
+    for point in (None, list):
+        enc, parts = encode(PointRows(witnesses, point, width))
+        assert enc == ref_enc
+        assert parts.keys() == ref_parts.keys()
+        for key in parts:
+            assert parts[key].dtype == ref_parts[key].dtype
+            assert parts[key].shape == ref_parts[key].shape
+            assert parts[key].tobytes() == ref_parts[key].tobytes()
+
+
+@pytest.mark.parametrize("top", [-2 ** 63, 2 ** 63 - 1])
+def test_the_int64_extremes_stay_int64(top):
+    from verify.analyze.certificate import PointRows, encode
+
+    w = _Projected(3, [1, -2, 0], 2, top)
+    enc, parts = encode(PointRows([w], None, 3))
+    assert enc == "int64" and parts[""].tolist() == [list(w.point)]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_tie_witnesses_of_a_head_encode_like_their_points(seed):
+    """Projected tie witnesses of a real head (entries near 2^41, long points whose
+    entry ``p`` alone exceeds int64) through the fast path: the arrays of their points,
+    each point on its hyperplane."""
+    from verify.analyze.argmax import make_head
+    from verify.analyze.certificate import PointRows, encode
+    from verify.analyze.ties import ProjectedTieWitness
+
+    rng = np.random.default_rng(seed)
+    head = make_head(rng.integers(-2 ** 41, 2 ** 41, size=(12, 64)))
+    assert head.Zarr is not None
+    witnesses = []
+    for _ in range(20):
+        i, j = (int(v) for v in rng.choice(12, 2, replace=False))
+        x = rng.integers(-2 ** 20, 2 ** 20, size=64)
+        p = int(np.argmax(np.abs(head.Zarr[i] - head.Zarr[j])))
+        witnesses.append(ProjectedTieWitness(head, i, j, x, p))
+    rows = [list(w.point) for w in witnesses]
+    parts = [w.point_parts() for w in witnesses]  # the case of the fast path:
+    assert any(s * int(np.abs(y).max()) < 2 ** 63 <= abs(top) for s, y, _, top in parts)
+    assert all(sum(a * (b - c) for a, b, c in zip(r, head.Z[w._source[1]],
+                                                  head.Z[w._source[2]])) == 0
+               for r, w in zip(rows, witnesses))
+    enc, parts = encode(PointRows(witnesses, None, 64))
+    ref_enc, ref_parts = encode(rows)
+    assert enc == ref_enc == "limbs"
+    assert all(parts[k].tobytes() == ref_parts[k].tobytes() for k in ref_parts)

@@ -439,3 +439,36 @@ def test_kth_largest_is_the_partition_value_and_leaves_the_block(m, n, data):
     got = kth_largest(C, k)
     assert np.array_equal(C, before)
     assert np.array_equal(got, np.partition(before, n - k, axis=1)[:, n - k])
+
+
+@given(st.integers(0, 2 ** 32 - 1), st.sampled_from([8, 20, 21, 40]),
+       st.sampled_from([1, 30, 61]), st.booleans())
+@settings(max_examples=150, deadline=None)
+def test_tie_point_is_the_primitive_projection(seed, xbits, zbits, common_factor):
+    """``tie_point`` against its definition in Python integers: the primitive positive
+    multiple of ``|v_p| x - sign(v_p) (v . x) e_p``, on both of its paths (int64 dots
+    for ``|x| <= 2^20``, Python integers beyond)."""
+    from math import gcd
+
+    from verify.analyze.screen import tie_point
+
+    rng = np.random.default_rng(seed)
+    d = int(rng.integers(1, 9))
+    Z = rng.integers(-(1 << zbits), 1 << zbits, size=(3, d), dtype=np.int64)
+    head = make_head(Z)
+    x = rng.integers(-(1 << xbits), (1 << xbits) + 1, size=d, dtype=np.int64)
+    if common_factor:
+        x = x * 6  # a common factor of the x_c, c != p, that the gcd must take out
+    t, j = 0, 1
+    v = [int(a) - int(b) for a, b in zip(head.Z[t], head.Z[j])]
+    p = max(range(d), key=lambda c: abs(v[c]))
+    got = tie_point(head, t, j, x, p)
+    vx = sum(a * int(b) for a, b in zip(v, x))
+    want = [abs(v[p]) * int(b) for b in x]
+    want[p] -= vx if v[p] > 0 else -vx
+    g = 0
+    for a in want:
+        g = gcd(g, a)
+    want = [a // g for a in want] if g else want
+    assert list(got) == want
+    assert sum(a * b for a, b in zip(v, got)) == 0

@@ -178,7 +178,7 @@ def analyze_certificate_arrays(result, W, bias=None) -> tuple[dict, dict]:
             raise UnsupportedHead(SQUARE_ROOTS)
         Z = head.Zarr if head.Zarr is not None else [list(row) for row in head.Z]
         beta, scale = None, _head_scale(head, W)
-        point = lambda p: [int(v) for v in p]  # noqa: E731 - already integers for Z
+        point = None  # the witnesses' own integer points
     else:
         Z, beta, scale = _lifted_integers(W, bias)
         point = _homogeneous
@@ -288,14 +288,21 @@ def _limbs(values) -> dict:
             "width": np.array(widths, dtype=np.int64), "limbs": limbs}
 
 
+#: Magnitudes below this fit an int64 entry (``-2^63`` does too, but is kept apart so
+#: that every int64 magnitude is one).
+INT64_BOUND = 1 << 63
+
+
 class PointRows:
     """The points of witnesses as rows of integers, computed one at a time.
 
     At 50,257 x 768 the points of the tie witnesses, held as Python integers, would
     take gigabytes (each is computed from a short stored form,
     :class:`verify.analyze.ties.ProjectedTieWitness`). :meth:`encode` gives exactly
-    what :func:`encode` gives for the list of rows, in two passes over the witnesses,
-    with only the output arrays in memory.
+    what :func:`encode` gives for the list of rows, in at most two passes over the
+    witnesses, with only the output arrays in memory. ``point`` maps a witness's point
+    to its row; None means the point as it is (integers), which lets a projected tie
+    witness hand over its point as an int64 vector and one large entry.
     """
 
     def __init__(self, witnesses: list, point, width: int):
@@ -305,29 +312,60 @@ class PointRows:
         return len(self.witnesses)
 
     def __iter__(self):
-        return (self.point(e.point) for e in self.witnesses)
+        return (self._row(e) for e in self.witnesses)
+
+    def _row(self, e) -> list[int]:
+        return [int(v) for v in e.point] if self.point is None else self.point(e.point)
+
+    def _parts(self, e) -> tuple[np.ndarray, dict]:
+        """The row of ``e`` as int64 entries of magnitude below ``2^63``, with the
+        other entries set to 0 and given apart, ``{column: value}``."""
+        if self.point is None and hasattr(e, "point_parts"):
+            scale, y, p, top = e.point_parts()
+            if scale < INT64_BOUND and scale * int(np.abs(y).max(initial=0)) < INT64_BOUND:
+                row = y * scale
+                row[p] = top if abs(top) < INT64_BOUND else 0
+                return row, ({} if abs(top) < INT64_BOUND else {p: top})
+        values = self._row(e)
+        big = {c: v for c, v in enumerate(values) if abs(v) >= INT64_BOUND}
+        small = [0 if c in big else v for c, v in enumerate(values)] if big else values
+        return np.array(small, dtype=np.int64).reshape(len(values)), big
 
     def encode(self) -> tuple[str, dict]:
         m, w = len(self), self.width
         out = np.empty((m, w), dtype=np.int64)
-        try:
-            for r, row in enumerate(self):
-                out[r] = row
-            return "int64", {"": out}
-        except OverflowError:  # as np.array(rows, dtype=np.int64) would raise
-            del out
         signs = np.empty((m, w), dtype=np.int8)
         widths = np.empty(m, dtype=np.int64)
-        for r, row in enumerate(self):
-            signs[r] = [(v > 0) - (v < 0) for v in row]
-            widths[r] = (max(abs(v).bit_length() for v in row) + 31) // 32 if row else 0
+        for r, e in enumerate(self.witnesses):
+            row, big = self._parts(e)
+            sign = np.sign(row).astype(np.int8)
+            bits = int(np.abs(row).max(initial=0)).bit_length()
+            for c, v in big.items():
+                sign[c] = (v > 0) - (v < 0)
+                bits = max(bits, abs(v).bit_length())
+            signs[r], widths[r] = sign, (bits + 31) // 32
+            if out is not None:
+                if all(v == -INT64_BOUND for v in big.values()):
+                    row[list(big)] = -INT64_BOUND
+                    out[r] = row
+                else:  # as np.array(rows, dtype=np.int64) would overflow
+                    out = None
+        if out is not None:
+            return "int64", {"": out}
         limbs = np.empty(int(widths.sum()) * w, dtype="<u4")
         at = 0
-        for r, row in enumerate(self):
-            size = int(widths[r]) * w
-            data = b"".join(abs(v).to_bytes(4 * int(widths[r]), "little") for v in row)
-            limbs[at:at + size] = np.frombuffer(data, dtype="<u4")
-            at += size
+        for r, e in enumerate(self.witnesses):
+            row, big = self._parts(e)
+            k = int(widths[r])
+            # Little-endian 32-bit limbs, entry by entry: at most two for |row| < 2^63.
+            block = np.zeros((w, k), dtype="<u4")
+            magnitude = np.abs(row).astype(np.uint64)
+            for q in range(min(k, 2)):
+                block[:, q] = (magnitude >> np.uint64(32 * q)) & np.uint64(0xFFFFFFFF)
+            for c, v in big.items():
+                block[c] = np.frombuffer(abs(v).to_bytes(4 * k, "little"), dtype="<u4")
+            limbs[at:at + w * k] = block.reshape(-1)
+            at += w * k
         return "limbs", {"sign": signs, "width": widths, "limbs": limbs}
 
 

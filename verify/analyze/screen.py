@@ -283,7 +283,17 @@ def exact_dots(V: np.ndarray, X: np.ndarray) -> list[int]:
 def tie_point(head, t: int, j: int, x, p: int) -> tuple:
     """The exact integer point ``|v_p| x - sign(v_p) (v . x) e_p`` (``v = z_t - z_j``),
     primitive: ``v . x' = 0``, and close to the direction of ``x`` when ``v . x`` is
-    small against ``|v_p|``.
+    small against ``|v_p|``. Its entries are those of :func:`tie_point_parts`.
+    """
+    scale, xs, top = tie_point_parts(head, t, j, x, p)
+    point = [scale * a for a in xs.tolist()]
+    point[p] = top
+    return tuple(point)
+
+
+def tie_point_parts(head, t: int, j: int, x, p: int) -> tuple[int, np.ndarray, int]:
+    """``(s, y, top)``: the primitive point of :func:`tie_point` is ``s y`` (``y``
+    int64, the short point reduced) except at ``p``, where it is ``top``.
 
     The gcd of the entries is ``gcd(|v_p| g, x'_p)`` with ``g`` the gcd of the ``x_c``,
     ``c != p`` (small integers: one numpy reduction), so the primitive point is
@@ -293,11 +303,12 @@ def tie_point(head, t: int, j: int, x, p: int) -> tuple:
     from operator import mul
 
     xs = np.asarray(x).astype(np.int64)
-    if head.Zarr is not None:
-        v = (head.Zarr[t] - head.Zarr[j]).tolist()  # exact: |z| < 2^62
+    if head.Zarr is not None and int(np.abs(xs).max(initial=0)) <= 1 << 20:
+        v = head.Zarr[t] - head.Zarr[j]  # exact: |z| < 2^62
+        vx = exact_dots(v[None, :], xs[:, None])[0]
     else:
         v = [a - b for a, b in zip(head.Z[t], head.Z[j])]
-    vx = sum(map(mul, v, xs.tolist()))
+        vx = sum(map(mul, v, xs.tolist()))
     vp = int(v[p])
     scale = abs(vp)
     top = scale * int(xs[p]) - (vx if vp > 0 else -vx)
@@ -309,9 +320,7 @@ def tie_point(head, t: int, j: int, x, p: int) -> tuple:
             xs = xs // g_rest  # exact: g_rest divides every x_c, c != p
             scale = scale * g_rest // g  # an integer: g divides |v_p| g_rest
         top //= g
-    point = [scale * a for a in xs.tolist()]
-    point[p] = top
-    return tuple(point)
+    return scale, xs, top
 
 
 def _integer_columns(X: np.ndarray, bits: int) -> np.ndarray:

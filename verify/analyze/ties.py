@@ -100,7 +100,7 @@ from verify.analyze.argmax import (
     perceptron,
     propose_strict,
 )
-from verify.analyze.screen import screened_relaxation, tie_point
+from verify.analyze.screen import screened_relaxation, tie_point, tie_point_parts
 from verify.analyze.simplex import SimplexCertificate, SimplexNoTie
 from verify.lp.feasibility import GordanCertificate, Witness, strict_feasibility
 from verify.linalg.exact import integer_nullspace
@@ -161,6 +161,12 @@ class ProjectedTieWitness(TieWitness):
     @property
     def point(self) -> tuple:
         return tie_point(*self._source)
+
+    def point_parts(self) -> tuple:
+        """``(s, y, p, top)``: the point is ``s y`` except at ``p``, where it is ``top``
+        (:func:`verify.analyze.screen.tie_point_parts`; for writing certificates)."""
+        scale, y, top = tie_point_parts(*self._source)
+        return scale, y, self._source[4], top
 
     def __reduce__(self):
         return (TieWitness, (self.point,))
@@ -512,17 +518,28 @@ def _decide_rational(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list, progr
                      bonus: bool = False, workers=None) -> dict:
     """Decide ``pairs`` exactly; with ``bonus`` also keep other tie pairs met on the way."""
     out: dict = {}
-    open_pairs = []
+    open_pairs, single = [], []
     for i, j in pairs:
         ev = _derived_certificate(head, argmax, i, j)
         if ev is not None:
             out[(i, j)] = ev
         elif head.Z[i] == head.Z[j] or not (argmax.is_argmaxable(i)
                                             and argmax.is_argmaxable(j)):
-            out[(i, j)] = _decide_one(head, i, j, None, ())
+            single.append((i, j, None, ()))
         else:
             open_pairs.append((i, j))
     _tick(progress, len(out))
+    if single:
+        # Equal rows of large heads take an exact solve each: on the workers too.
+        if head.screened:
+            from verify.analyze.parallel import Workers
+
+            workers = workers or Workers(head)
+            decided = workers.map(decide_pair, single, lambda r: _tick(progress, 1))
+        else:
+            decided = [decide_pair(head, task) for task in single]
+            _tick(progress, len(single))
+        out.update((task[:2], ev) for task, ev in zip(single, decided))
     if not open_pairs:
         return out
     wanted = set(open_pairs)
