@@ -17,6 +17,7 @@ import copy
 import hashlib
 import io
 import json
+import time
 import zipfile
 from fractions import Fraction
 
@@ -1074,6 +1075,48 @@ def test_blocks_of_witnesses_of_any_width(tmp_path, monkeypatch):
     for rows in (1, 2, 1000, 10 ** 6, 10 ** 8):
         probe = type("P", (), {"Hi": np.zeros((rows, 1))})()
         assert block(probe) == max(1, min(4096, (256 << 20) // (48 * rows)))
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_worker_processes_name_the_first_failure_in_block_order(tmp_path, monkeypatch,
+                                                                  jobs):
+    """Blocks shared among forked processes: the verdict and the message are those of
+    one process and of Python integers, whichever block fails first or alone, and a
+    valid certificate passes; the blocks run in the workers, not in the parent."""
+    n = 60
+    base = circle_certificate(n, 2 ** 30, tmp_path, "j")
+    Z = base.arrays["Z"]
+    calls, slow = [], [False]
+    run_block = checker.NumpyArithmetic.block_failure
+
+    def block_failure(self, points, targets, partners, lo, hi):
+        calls.append(1)
+        if lo == 0 and slow[0]:
+            time.sleep(0.3)  # the first block finishes last: its failure still wins
+        return run_block(self, points, targets, partners, lo, hi)
+
+    monkeypatch.setattr(checker.NumpyArithmetic, "block_failure", block_failure)
+    for bad in ((), (0,), (7,), (59,), (33, 8), (40, 41, 52), (0, 30)):
+        slow[0] = bad == (0, 30)
+
+        def change(a, bad=bad):
+            for r in bad:
+                a["argmax_points"][r] = list(Z[(r + 1) % n])
+        path = base.path(change)
+        want = verdict(path, "python")
+        assert want[0] == ("INVALID" if bad else "OK")
+        if bad:
+            r = min(bad)
+            assert want[1].startswith(f"argmax witness of label {r}: label ")
+        for width in (1, 4, 7):
+            monkeypatch.setattr(checker.NumpyArithmetic, "_block_columns",
+                                lambda self, width=width: width)
+            try:
+                got = "OK", checker.check_file(path, backend="numpy", jobs=jobs)
+            except CertificateError as exc:
+                got = "INVALID", str(exc)
+            assert got == want, (bad, width)
+    assert not calls  # every block was checked in a forked worker
 
 
 # --- identities: modulo primes against Python integers ----------------------------------------

@@ -147,13 +147,25 @@ def test_arithmetic_option_is_parsed_in_both_spellings():
     for value in ("auto", "python", "numpy"):
         for argv in (["--arithmetic", value, "a", "b"], ["a", f"--arithmetic={value}", "b"],
                      ["a", "b", "--arithmetic", value]):
-            assert _options(argv) == (["a", "b"], {"arithmetic": value})
-    assert _options(["a", "b"]) == (["a", "b"], {"arithmetic": "auto"})
+            assert _options(argv) == (["a", "b"], {"arithmetic": value, "jobs": 1})
+    assert _options(["a", "b"]) == (["a", "b"], {"arithmetic": "auto", "jobs": 1})
     message = "--arithmetic expects auto, python or numpy"
     for argv in (["a", "--arithmetic"], ["--arithmetic", "a"], ["--arithmetic=", "a"],
                  ["--arithmetic=fast", "a"], ["--arithmetic", "Python", "a"],
                  ["--arithmetic=python=numpy", "a"]):
         assert _options(argv)[1] == message
+
+
+def test_jobs_option_is_parsed_in_both_spellings():
+    for value in (1, 2, 7, 1024):
+        for argv in (["--jobs", str(value), "a", "b"], ["a", f"--jobs={value}", "b"],
+                     ["a", "b", "--jobs", str(value), "--arithmetic", "numpy"]):
+            assert _options(argv)[0] == ["a", "b"]
+            assert _options(argv)[1]["jobs"] == value
+    for argv in (["a", "--jobs"], ["--jobs", "a"], ["--jobs=", "a"], ["--jobs=0", "a"],
+                 ["--jobs", "-2", "a"], ["--jobs=1025", "a"], ["--jobs=2.5", "a"]):
+        message = _options(argv)[1]
+        assert isinstance(message, str) and message.startswith("--jobs expects a number")
 
 
 def test_a_bad_option_is_one_line_and_status_2(files, capsys):
@@ -166,8 +178,8 @@ def test_a_bad_option_is_one_line_and_status_2(files, capsys):
 def test_the_arithmetic_reaches_the_archive_checker(files, capsys, monkeypatch):
     seen = []
 
-    def recording(path, *, backend="auto"):
-        seen.append((Path(path), backend))
+    def recording(path, *, backend="auto", jobs=1):
+        seen.append((Path(path), backend) if jobs == 1 else (Path(path), backend, jobs))
         return "recorded"
 
     monkeypatch.setattr(archive_checker, "check_file", recording)
@@ -176,7 +188,9 @@ def test_the_arithmetic_reaches_the_archive_checker(files, capsys, monkeypatch):
         assert run_main(["--arithmetic", value, path], capsys) == (
             0, [f"{path}: OK (recorded)"], [])
     assert run_main([path], capsys)[0] == 0
-    assert seen == [(path, "python"), (path, "numpy"), (path, "auto"), (path, "auto")]
+    assert run_main(["--jobs", "3", path], capsys)[0] == 0
+    assert seen == [(path, "python"), (path, "numpy"), (path, "auto"), (path, "auto"),
+                    (path, "auto", 3)]
 
 
 def test_the_kind_is_read_from_the_first_bytes(files, tmp_path):

@@ -34,8 +34,10 @@ no ``beta`` without a bias): it is ``c h`` times the logit of label ``k`` at ``x
 
 Functions
 ---------
-``check_file(path, *, backend="auto") -> str``
+``check_file(path, *, backend="auto", jobs=1) -> str``
     Check one certificate archive; return the summary or raise ``CertificateError``.
+    With numpy, ``jobs`` forked processes share the blocks of witnesses (the verdict
+    and the message do not depend on it).
 ``confirm_matrix(path, rows=None, *, file=None, array=None) -> str``
     Confirm that the certificate's ``Z`` is ``c`` times the given head.
 """
@@ -648,8 +650,8 @@ class NumpyArithmetic(PythonArithmetic):
 
     name = "numpy"
 
-    def __init__(self, ev: Evidence, np):
-        self.ev, self.np = ev, np
+    def __init__(self, ev: Evidence, np, jobs: int = 1):
+        self.ev, self.np, self.jobs = ev, np, jobs
         Z = ev.Z.numpy(np)
         if Z is None:
             raise ValueError("Z is not int64")
@@ -697,38 +699,51 @@ class NumpyArithmetic(PythonArithmetic):
         return max(1, min(4096, (256 << 20) // (8 * 6 * max(n, 1))))
 
     def first_failure(self, points: IntArray, targets, partners=None):
-        np = self.np
-        n, w = self.Hi.shape
+        """As :meth:`PythonArithmetic.first_failure`, by blocks of columns; with
+        ``jobs > 1`` the blocks are shared among forked worker processes, and the
+        first failure in block order is the answer (the same as with one process)."""
         total = points.shape[0]
         step = self._block_columns()
+        blocks = [(lo, min(total, lo + step)) for lo in range(0, total, step)]
+        work = (self, points, targets, partners)
+        if self.jobs > 1 and len(blocks) > 1 and _can_fork():
+            return _first_failure_forked(work, blocks, self.jobs)
+        for block in blocks:
+            bad = _block_failure(work, block)
+            if bad is not None:
+                return bad
+        return None
+
+    def block_failure(self, points: IntArray, targets, partners, lo: int, hi: int):
+        """The first failing column of ``lo .. hi - 1`` and its rival, or None."""
+        np = self.np
+        n, w = self.Hi.shape
         pnp = points.numpy(np)
-        for lo in range(0, total, step):
-            hi = min(total, lo + step)
-            rows = pnp[lo:hi].tolist() if pnp is not None else points.rows(lo, hi)
-            X, exact = self._float_points(rows)
-            S = self.F @ X
-            norm_x = np.sqrt(np.einsum("ij,ij->j", X, X))
-            factor = (w + 2) + np.where(exact, 0.0, 2.0 * np.sqrt(w))
-            E = 2.0 * np.outer(self.N, factor * U * norm_x)
-            cols = np.arange(hi - lo)
-            t = np.asarray(targets[lo:hi], dtype=np.intp)
-            margin = S[t, cols][None, :] - S
-            bound = (E + E[t, cols][None, :]) * (1 + 2.0 ** -40)
-            unsure = ~(margin > bound)
-            unsure[t, cols] = False
+        rows = pnp[lo:hi].tolist() if pnp is not None else points.rows(lo, hi)
+        X, exact = self._float_points(rows)
+        S = self.F @ X
+        norm_x = np.sqrt(np.einsum("ij,ij->j", X, X))
+        factor = (w + 2) + np.where(exact, 0.0, 2.0 * np.sqrt(w))
+        E = 2.0 * np.outer(self.N, factor * U * norm_x)
+        cols = np.arange(hi - lo)
+        t = np.asarray(targets[lo:hi], dtype=np.intp)
+        margin = S[t, cols][None, :] - S
+        bound = (E + E[t, cols][None, :]) * (1 + 2.0 ** -40)
+        unsure = ~(margin > bound)
+        unsure[t, cols] = False
+        if partners is not None:
+            unsure[np.asarray(partners[lo:hi], dtype=np.intp), cols] = False
+        for c in range(hi - lo):
+            x = rows[c]
+            top_label = targets[lo + c]
+            top = sum(map(mul, self._row(top_label), x))
             if partners is not None:
-                unsure[np.asarray(partners[lo:hi], dtype=np.intp), cols] = False
-            for c in range(hi - lo):
-                x = rows[c]
-                top_label = targets[lo + c]
-                top = sum(map(mul, self._row(top_label), x))
-                if partners is not None:
-                    p = partners[lo + c]
-                    if sum(map(mul, self._row(p), x)) != top:
-                        return lo + c, p
-                for k in np.flatnonzero(unsure[:, c]).tolist():
-                    if sum(map(mul, self._row(k), x)) >= top:
-                        return lo + c, k
+                p = partners[lo + c]
+                if sum(map(mul, self._row(p), x)) != top:
+                    return lo + c, p
+            for k in np.flatnonzero(unsure[:, c]).tolist():
+                if sum(map(mul, self._row(k), x)) >= top:
+                    return lo + c, k
         return None
 
     def strictly_inside(self, support, i: int) -> bool:
@@ -762,6 +777,53 @@ class NumpyArithmetic(PythonArithmetic):
             bad |= acc != 0
         where = np.flatnonzero(bad)
         return int(where[0]) if where.size else None
+
+
+#: The work of forked workers: ``(arithmetic, points, targets, partners)``, set before
+#: the pool forks, so that the children inherit the arrays instead of receiving copies.
+_FORKED = None
+
+
+def _block_failure(work, block):
+    arith, points, targets, partners = work
+    return arith.block_failure(points, targets, partners, *block)
+
+
+def _forked_block_failure(block):
+    return _block_failure(_FORKED, block)
+
+
+def _one_blas_thread() -> None:
+    """Workers already fill the cores: one BLAS thread each, where threadpoolctl is
+    importable (only speed depends on it)."""
+    try:
+        import_module("threadpoolctl").threadpool_limits(limits=1, user_api="blas")
+    except ImportError:
+        pass
+
+
+def _can_fork() -> bool:
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _first_failure_forked(work, blocks, jobs: int):
+    """The first failure over ``blocks`` in their order, computed by ``jobs`` forked
+    processes (the blocks in order, one at a time each; the rest is cancelled at the
+    first failure)."""
+    global _FORKED
+    import multiprocessing
+
+    _FORKED = work
+    try:
+        with multiprocessing.get_context("fork").Pool(jobs, _one_blas_thread) as pool:
+            for bad in pool.imap(_forked_block_failure, blocks):
+                if bad is not None:
+                    return bad
+        return None
+    finally:
+        _FORKED = None
 
 
 def _exact_residual(np, M, t, a, q: int, exponents):
@@ -853,7 +915,7 @@ def _rival_message(kind: str, what: str, k: int, partner: bool) -> str:
     return f"{kind} of {what}: label {k} scores at least as high at the point"
 
 
-def choose_backend(ev: Evidence, backend: str):
+def choose_backend(ev: Evidence, backend: str, jobs: int = 1):
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}")
     np = numpy_or_none() if backend in ("auto", "numpy") else None
@@ -862,13 +924,13 @@ def choose_backend(ev: Evidence, backend: str):
     use_numpy = np is not None and (backend == "numpy" or ev.n * ev.d >= NUMPY_MIN_ENTRIES)
     if use_numpy:
         try:
-            return NumpyArithmetic(ev, np)
+            return NumpyArithmetic(ev, np, jobs)
         except ValueError:
             pass  # Z or the bias beyond int64: Python integers throughout
     return PythonArithmetic(ev)
 
 
-def check_archive(archive: Archive, backend: str = "auto") -> str:
+def check_archive(archive: Archive, backend: str = "auto", jobs: int = 1) -> str:
     """Every check of docs/certificates.md, claim ``analyze``; the summary line."""
     m = read_manifest(archive)
     digest = archive.digest(["Z", "bias"] if m["bias"] else ["Z"])
@@ -904,7 +966,7 @@ def check_archive(archive: Archive, backend: str = "auto") -> str:
                           lambda c: f"label {ev.argmax_labels[c]}")
     _point_scale_positive(ev, ev.tie_points, "tie witness",
                           lambda c: "labels {} and {}".format(*ev.tie_pairs[c]))
-    arith = choose_backend(ev, backend)
+    arith = choose_backend(ev, backend, jobs)
     bad = arith.first_failure(ev.argmax_points, ev.argmax_labels)
     if bad is not None:
         c, k = bad
@@ -951,9 +1013,10 @@ def check_archive(archive: Archive, backend: str = "auto") -> str:
             f"{len(ev.tie_pairs)} can tie, {counts['non_tie_pairs']} cannot")
 
 
-def check_file(path, *, backend: str = "auto") -> str:
-    """Check the certificate archive at ``path``; return the summary line."""
-    return check_archive(Archive(path), backend)
+def check_file(path, *, backend: str = "auto", jobs: int = 1) -> str:
+    """Check the certificate archive at ``path``; return the summary line. ``jobs``
+    worker processes share the witness products of the numpy path."""
+    return check_archive(Archive(path), backend, jobs)
 
 
 # --- the certificate against the user's matrix ------------------------------------------------

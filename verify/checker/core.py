@@ -620,22 +620,33 @@ def check_file(path) -> str:
     return check_certificate(load_certificate(path))
 
 
-USAGE = ("usage: python -m verify check [--arithmetic auto|python|numpy] FILE...\n"
+USAGE = ("usage: python -m verify check [--arithmetic auto|python|numpy] [--jobs N] "
+         "FILE...\n"
          "       python -m verify check CERT.zip --matrix FILE [--tensor NAME] "
          "[--bias NAME|FILE]\n"
          "Check verify-certificate/1 files (JSON, streamed JSON Lines, or analyze archives) "
          "with the standard library alone (analyze "
-         "archives of large heads with numpy if it is importable; --arithmetic chooses). "
+         "archives of large heads with numpy if it is importable; --arithmetic chooses; "
+         "--jobs N shares their witness products among N processes). "
          "--matrix confirms that an analyze certificate's Z is the scale times the "
          "head read from FILE. Exit status: 0 if every file is valid, 1 if a "
          "certificate is invalid, 2 if a file cannot be read or is not a known format.")
 
 
 def _options(argv):
-    """``(files, {"arithmetic": ...})``, or an error message for a bad option."""
-    files, options, k = [], {"arithmetic": "auto"}, 0
+    """``(files, {"arithmetic": ..., "jobs": ...})``, or an error message for a bad
+    option."""
+    files, options, k = [], {"arithmetic": "auto", "jobs": 1}, 0
     while k < len(argv):
         arg = argv[k]
+        if arg == "--jobs" or arg.startswith("--jobs="):
+            value = arg.split("=", 1)[1] if "=" in arg else (
+                argv[k + 1] if k + 1 < len(argv) else None)
+            if value is None or not value.isdigit() or not 1 <= int(value) <= 1024:
+                return files, f"--jobs expects a number of processes from 1 to 1024, got {value!r}"
+            options["jobs"] = int(value)
+            k += 1 if "=" in arg else 2
+            continue
         if arg == "--arithmetic" or arg.startswith("--arithmetic="):
             value = arg.split("=", 1)[1] if "=" in arg else (
                 argv[k + 1] if k + 1 < len(argv) else None)
@@ -684,7 +695,7 @@ def main(argv) -> int:
         try:
             if archive:
                 summary = import_module("verify.checker.analyze").check_file(
-                    path, backend=options["arithmetic"])
+                    path, backend=options["arithmetic"], jobs=options["jobs"])
             elif streamed is not None:
                 summary = import_module(streamed).check_stream_file(path)
             else:
