@@ -233,6 +233,15 @@ def test_check_against_the_matrix_file(tmp_path):
                          str(source)], capture_output=True, text=True, cwd=ROOT)
     assert ok.returncode == 0, ok.stderr
     assert "Z = " in ok.stdout and "SHA-256 of the file matches" in ok.stdout
+    shared = subprocess.run([sys.executable, "-m", "verify", "check", str(cert), "--matrix",
+                             str(source), "--jobs", "2", "--arithmetic", "numpy"],
+                            capture_output=True, text=True, cwd=ROOT)
+    assert (shared.returncode, shared.stdout) == (0, ok.stdout), shared.stderr
+    refused = subprocess.run([sys.executable, "-m", "verify", "check", str(cert),
+                              "--matrix", str(source), "--jobs", "0"],
+                             capture_output=True, text=True, cwd=ROOT)
+    assert refused.returncode == 2 and refused.stderr.startswith("verify check: --jobs")
+    assert len(refused.stderr.splitlines()) == 1
     other = W.copy()
     other[7, 2] = np.nextafter(other[7, 2], np.float32(10))
     np.save(tmp_path / "v.npy", other)

@@ -690,8 +690,11 @@ def check_against_matrix(argv: list[str]) -> int:
     p.add_argument("--tensor", metavar="NAME")
     p.add_argument("--bias", metavar="NAME|FILE")
     p.add_argument("--arithmetic", choices=("auto", "python", "numpy"), default="auto")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="processes that share the witness products (numpy path)")
     args = p.parse_args(argv)
-    status = check_main(["--arithmetic", args.arithmetic, args.certificate])
+    status = check_main(["--arithmetic", args.arithmetic, "--jobs", str(args.jobs),
+                         args.certificate])
     if status:
         return status
     try:

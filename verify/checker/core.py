@@ -623,7 +623,7 @@ def check_file(path) -> str:
 USAGE = ("usage: python -m verify check [--arithmetic auto|python|numpy] [--jobs N] "
          "FILE...\n"
          "       python -m verify check CERT.zip --matrix FILE [--tensor NAME] "
-         "[--bias NAME|FILE]\n"
+         "[--bias NAME|FILE] [--jobs N]\n"
          "Check verify-certificate/1 files (JSON, streamed JSON Lines, or analyze archives) "
          "with the standard library alone (analyze "
          "archives of large heads with numpy if it is importable; --arithmetic chooses; "
