@@ -482,6 +482,8 @@ def exact_weights(head, labels: Sequence[int], support: Sequence[int]) -> list:
 
     support = list(support)
     s = len(support)
+    if not labels:
+        return []  # nothing to solve (every label of the support proven inside)
     if s == 0 or s > head.d + 1 or head.Zarr is None:
         return [None] * len(labels)
     Z = head.Zarr
