@@ -159,11 +159,13 @@ def test_arithmetic_option_is_parsed_in_both_spellings():
 def test_jobs_option_is_parsed_in_both_spellings():
     for value in (1, 2, 7, 1024):
         for argv in (["--jobs", str(value), "a", "b"], ["a", f"--jobs={value}", "b"],
+                     ["a", "b", "--jobs", str(value)],
                      ["a", "b", "--jobs", str(value), "--arithmetic", "numpy"]):
             assert _options(argv)[0] == ["a", "b"]
             assert _options(argv)[1]["jobs"] == value
     for argv in (["a", "--jobs"], ["--jobs", "a"], ["--jobs=", "a"], ["--jobs=0", "a"],
-                 ["--jobs", "-2", "a"], ["--jobs=1025", "a"], ["--jobs=2.5", "a"]):
+                 ["--jobs", "-2", "a"], ["--jobs=1025", "a"], ["--jobs=2.5", "a"],
+                 ["--jobs=2=3", "a"], ["--jobs", "²", "a"]):
         message = _options(argv)[1]
         assert isinstance(message, str) and message.startswith("--jobs expects a number")
 

@@ -642,7 +642,9 @@ def _options(argv):
         if arg == "--jobs" or arg.startswith("--jobs="):
             value = arg.split("=", 1)[1] if "=" in arg else (
                 argv[k + 1] if k + 1 < len(argv) else None)
-            if value is None or not value.isdigit() or not 1 <= int(value) <= 1024:
+            # isdigit alone admits "²", which int() refuses.
+            if (value is None or not (value.isascii() and value.isdigit())
+                    or not 1 <= int(value) <= 1024):
                 return files, f"--jobs expects a number of processes from 1 to 1024, got {value!r}"
             options["jobs"] = int(value)
             k += 1 if "=" in arg else 2
