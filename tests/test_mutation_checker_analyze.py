@@ -1321,6 +1321,19 @@ def test_the_arithmetic_is_chosen_as_documented(square, tmp_path, monkeypatch):
     assert type(checker.choose_backend(ev, "python")) is checker.PythonArithmetic
     assert type(checker.choose_backend(ev, "numpy")) is checker.NumpyArithmetic
     assert type(checker.choose_backend(ev, "auto")) is checker.PythonArithmetic  # 10 entries
+    # One process unless more are asked for (the documented default of --jobs).
+    assert checker.choose_backend(ev, "numpy").jobs == 1
+    assert checker.choose_backend(ev, "numpy", 3).jobs == 3
+    assert checker.NumpyArithmetic(ev, np).jobs == 1
+    seen = []
+    choose = checker.choose_backend
+    monkeypatch.setattr(checker, "choose_backend",
+                        lambda ev, backend, jobs=None: seen.append(jobs) or choose(ev, backend))
+    checker.check_file(path)
+    checker.check_file(path, jobs=4)
+    checker.check_archive(checker.Archive(path))
+    assert seen == [1, 4, 1]
+    monkeypatch.undo()
     with pytest.raises(ValueError, match="unknown backend 'fast'"):
         checker.choose_backend(ev, "fast")
     with pytest.raises(ValueError, match="unknown backend 'fast'"):
