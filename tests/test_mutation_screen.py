@@ -586,6 +586,13 @@ def test_tie_screen_rejects_three_way_ties_and_the_move_to_a_third_label(monkeyp
     X = np.array([[1, 2 ** 20, 1], [1, 3, -1]], dtype=np.float64) * 2.0 ** -4
     found, _, _ = _run(head, [0, 1, 0], X, partners=[1, 0, 1], bits=20)
     assert not found
+    # x = (0, -10) is 40 above label 2; the tie point (1, -10) of (0, 1) lies at gamma = -1
+    # along e_0, where label 2 gains 30 + 20 (the largest |f_k0| and |f_t0|) and leads
+    head, Z = _head([[-20, 0], [0, 2], [30, 4]])
+    found, _, _ = _run(head, [0, 1], np.array([[0.0, 0.0], [-1.0, -1.0]]), partners=[1, 0],
+                       bits=20)
+    assert not found
+    assert _ties(Z, 0, 1, screen.tie_point(head, 0, 1, [0, -2 ** 20], 0)) is False
     # label 2 takes the lead at the tie point of (0, 1), not at x
     head, Z = _head([[20, 0], [0, 2], [4, 3]])
     X = np.array([[1.0, 1.0], [5.0, 0.05]])
