@@ -364,16 +364,16 @@ def test_float64_check_where_float64_products_lie():
 
 def test_float64_check_rejects_the_zero_point_and_ties_and_accepts_clear_witnesses(monkeypatch):
     head, Z = _head([[4, 0], [0, 4], [-4, 0], [0, -4], [1, 1]])
-    X = np.array([[0, 1, 1, 2 ** 20, -3], [0, 1, 0, 1, -2 ** 20]], dtype=np.float64)
-    t = np.array([4, 0, 0, 0, 3])
+    X = np.array([[0, 1, 1, 2 ** 20, -3, 1], [0, 1, 0, 1, -2 ** 20, 2 ** 20]], dtype=np.float64)
+    t = np.array([4, 0, 0, 0, 3, 0])
     calls = []
     real = screen._exact_margins
     monkeypatch.setattr(screen, "_exact_margins",
                         lambda *a: calls.append(a[2]) or real(*a))
     got = screen._float64_check(head, X, t, None)
-    assert list(got) == [_wins(Z, int(t[c]), X[:, c]) for c in range(5)] == \
-        [False, False, True, True, True]
-    # the clear columns (2, 3, 4) are settled by the float64 bound
+    assert list(got) == [_wins(Z, int(t[c]), X[:, c]) for c in range(6)] == \
+        [False, False, True, True, True, False]
+    # the clear columns (2 to 5, won or lost by far) are settled by the float64 bound
     assert calls == [4, 0]
 
 
@@ -473,7 +473,15 @@ def test_exact_check_gives_the_exact_verdict_of_every_unsure_column(monkeypatch,
     expected = [_wins(Z, int(t[c]), Xi[:, c]) for c in unsure]
     assert list(got) == expected and True in expected and False in expected
     tie = screen._tie_parameters(head, head.float32_rows(), Xi, t, partners)
+    wins = []
+    real = head.wins
+    monkeypatch.setattr(head, "wins", lambda points, targets, partners: (
+        wins.extend(zip(targets, partners)) or real(points, targets, partners=partners)))
     got = screen._exact_check(head, Xi, t, unsure, partners, cols, tie)
+    # only the pairs of equal rows (no hyperplane) are decided by ``wins``
+    assert sorted(wins) == sorted((int(t[c]), int(partners[c])) for c in unsure
+                                  if not np.isfinite(tie[1][c]))
+    assert wins
     expected = _tie_reference(head, Z, Xi[:, unsure], t[unsure], partners[unsure],
                               tie[0][unsure])
     assert list(got) == expected and True in expected and False in expected
