@@ -298,14 +298,15 @@ def test_tie_parameters_are_their_definitions():
 
 # --- _exact_margins ----------------------------------------------------------------------
 
-def test_exact_margins_against_the_definitions():
+@pytest.mark.parametrize("tp,jp", [(4, 1), (1, 0), (0, 1)])
+def test_exact_margins_against_the_definitions(tp, jp):
     """Argmax: an exact tie is no win, a margin of 1 is. Ties (both signs of ``v_p``,
-    ``|v_p| > 1``, the third row with an entry at ``p``): a third label that reaches the
-    top at the tie point, or passes it by 1, refuses the pair; 1 below accepts it. Equal
-    rows have no hyperplane."""
+    ``|v_p| = 1`` and ``3``, the third row with an entry at ``p``): a third label that
+    reaches the top at the tie point, or passes it by 1, refuses the pair; 1 below
+    accepts it. Equal rows have no hyperplane."""
     A = A53
-    rows = [[A + 3, 0, 0, 4],  # t
-            [A + 3, 0, 0, 1],  # j: v = 3 e_3
+    rows = [[A + 3, 0, 0, tp],  # t
+            [A + 3, 0, 0, jp],  # j: v = (tp - jp) e_3
             [A + 1, 2, 1, 7],  # k: at x' ties with t when x_2 = 0
             [-A, 1, 1, 1]]
     head, Z = _head(rows)
@@ -324,7 +325,7 @@ def test_exact_margins_against_the_definitions():
         assert _wins([Z[0], Z[2]], 0, x) == expected
         assert screen._exact_margins(head, np.array(x), 0, np.array([2]), None) == expected
     # equal rows (t and its copy 1): no hyperplane, whatever the other rows
-    head, Z = _head([[A + 3, 0, 0, 3], [A + 3, 0, 0, 3], [-A, 1, 1, 1]])
+    head, Z = _head([[A + 3, 0, 0, tp], [A + 3, 0, 0, tp], [-A, 1, 1, 1]])
     assert _wins(Z, 0, [1, 0, 0, 0]) is False
     assert screen._exact_margins(head, np.array([1, 2, 3, 4]), 0, np.array([2]), (1, 0)) is False
     # a row that ties in argmax mode is no win, also among rows that lose
@@ -424,6 +425,45 @@ def test_float64_tie_check_where_float64_products_lie(monkeypatch):
     assert expected[0] is False and _wins(Z, 0, X[:, 0])
     assert list(screen._float64_check(head, X, t, (j, p, gamma))) == expected
     assert True in expected
+
+
+def test_float64_tie_check_counts_the_rounding_of_gamma(monkeypatch):
+    """``v = (3, 1)``, ``x = (2^20, x_1)``: ``gamma = 2^20 + x_1 / 3`` is rounded to a
+    multiple of ``2^-32``, so ``Y_0 = x_0 - gamma`` is off by up to ``2^-33`` while
+    ``|Y|`` is about ``x_1``: the error of ``Y_p`` (``delta``) dominates ``R``. At the tie
+    point ``(-x_1, 3 x_1)`` the row ``k = (-30, -10)`` (ten times the norm of ``t``) ties
+    with ``t`` and ``j``: its float margin is that error times ``|f_t - f_k|``, above the
+    bound without ``delta`` (or with ``|f_k|`` left out), so only the whole bound sends it
+    to the exact check. Clear tie columns need no exact check."""
+    head, Z = _head([[3, 1], [0, 0], [-30, -10], [-5, -5]])
+    x1 = np.array([1, 2, 4, 5, 7, 8, 10, 11])
+    X = np.array([[2 ** 20] * x1.size, x1], dtype=np.float64)
+    t, j = np.zeros(x1.size, dtype=int), np.ones(x1.size, dtype=int)
+    p, gamma = _tie_block(head, X, t, j)
+    assert np.all(gamma != np.rint(gamma))
+    expected = _tie_reference(head, Z, X, t, j, p)
+    assert expected == [False] * x1.size
+    assert list(screen._float64_check(head, X, t, (j, p, gamma))) == expected
+    # a long row 3 x_1 below at the tie point: its margin at xi, x_1 / 2^42, is below
+    # delta |f_k|; the pair ties (the bound must not go negative and call it lost)
+    head, Z = _head([[3, 1], [0, 0], [-3 * 2 ** 40, -2 ** 40 - 1]])
+    p, gamma = _tie_block(head, X, t, j)
+    expected = _tie_reference(head, Z, X, t, j, p)
+    assert expected == [True] * x1.size
+    assert list(screen._float64_check(head, X, t, (j, p, gamma))) == expected
+    # clear ties (gamma of both signs, not integers): settled by the float64 bound
+    calls = []
+    real = screen._exact_margins
+    monkeypatch.setattr(screen, "_exact_margins", lambda *a: calls.append(a[2]) or real(*a))
+    head, Z = _head([[4, 0, 1], [0, 4, 1], [-4, -4, 0], [0, 0, -9], [1, 1, 0]])
+    X = np.array([[2 ** 20] * 4, [2 ** 20 - 1, 2 ** 20 + 1, 2 ** 20 - 7, 3], [0, 1, -1, 0]],
+                 dtype=np.float64)
+    t, j = np.array([0, 1, 0, 0]), np.array([1, 0, 1, 1])
+    p, gamma = _tie_block(head, X, t, j)
+    assert np.all(gamma != 0)
+    expected = _tie_reference(head, Z, X, t, j, p)
+    assert list(screen._float64_check(head, X, t, (j, p, gamma))) == expected
+    assert expected[:3] == [True] * 3 and calls == []
 
 
 @pytest.mark.parametrize("seed,bits", [(0, 2), (1, 20), (2, 45), (3, 61), (4, 61), (5, 52)])
