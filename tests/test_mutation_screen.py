@@ -207,7 +207,8 @@ def test_integer_columns_scale_the_largest_entry_to_2_to_the_bits(bits):
 
 
 @pytest.mark.parametrize("bits", [3, 16, 20])
-def test_small_int_tuples_are_the_integers_and_share_them(bits):
+def test_small_int_tuples_are_the_integers_and_share_them(monkeypatch, bits):
+    monkeypatch.setattr(screen, "_SMALL_INTS", {})  # a fresh table, not one built before
     top = 1 << bits
     values = np.array([top, -top, 0, 1, -1, top - 1, 5 - top])
     a = screen.small_int_tuple(values, bits)
@@ -795,11 +796,12 @@ def test_float32_cosine_candidates_keep_the_exact_neighbours(monkeypatch, seed, 
     _check_display(head, Z, near)
 
 
-@pytest.mark.parametrize("n_valid,k", [(2, 1), (3, 2), (4, 2), (4, 3), (5, 3)])
+@pytest.mark.parametrize("n_valid,k", [(1, 1), (2, 1), (2, 3), (3, 2), (3, 4), (4, 2), (4, 3),
+                                       (5, 3)])
 def test_float32_cosine_candidates_of_few_labels(monkeypatch, n_valid, k):
-    """Fewer other labels than ``k`` plus one, exactly as many, and one more; the
-    ``k``-th largest cosine well apart from the ``(k-1)``-th."""
-    rows = [[10, 1, 0], [9, 3, 1], [1, 10, -2], [-10, 2, 1], [0, -3, 10]][:n_valid]
+    """Fewer other labels than ``k``, exactly ``k``, and more; the ``k``-th largest
+    cosine well apart from the ``(k-1)``-th; zero rows first and last."""
+    rows = [[0, 0, 0]] + [[10, 1, 0], [9, 3, 1], [1, 10, -2], [-10, 2, 1], [0, -3, 10]][:n_valid]
     rows += [[0, 0, 0]]
     head = _screened_head(monkeypatch, rows)
     Z = [list(map(int, r)) for r in head.Z]
@@ -846,6 +848,7 @@ def test_screen_in_blocks_of_any_width(width):
         found, left, _ = _run(head, targets, X, partners=partners, rounds=rounds, bits=20)
         assert sorted(set(found) | set(left)) == list(range(m)) and not set(found) & set(left)
         _check_found(head, Z, found, targets, partners)
+        assert all(x.dtype == np.int32 for x, _ in found.values())
         seen.append(len(found))
     assert max(seen) > 0
 
