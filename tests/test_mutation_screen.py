@@ -796,8 +796,8 @@ def test_float32_cosine_candidates_keep_the_exact_neighbours(monkeypatch, seed, 
     _check_display(head, Z, near)
 
 
-@pytest.mark.parametrize("n_valid,k", [(1, 1), (2, 1), (2, 3), (3, 2), (3, 4), (4, 2), (4, 3),
-                                       (5, 3)])
+@pytest.mark.parametrize("n_valid,k", [(1, 1), (2, 1), (2, 2), (2, 3), (3, 2), (3, 3), (3, 4),
+                                       (4, 2), (4, 3), (5, 3)])
 def test_float32_cosine_candidates_of_few_labels(monkeypatch, n_valid, k):
     """Fewer other labels than ``k``, exactly ``k``, and more; the ``k``-th largest
     cosine well apart from the ``(k-1)``-th; zero rows first and last."""
