@@ -514,6 +514,10 @@ def test_exact_check_gives_the_exact_verdict_of_every_unsure_column(monkeypatch,
     expected = [_wins(Z, int(t[c]), Xi[:, c]) for c in unsure]
     assert list(got) == expected and True in expected and False in expected
     tie = screen._tie_parameters(head, head.float32_rows(), Xi, t, partners)
+    widths = []
+    real64 = screen._float64_check
+    monkeypatch.setattr(screen, "_float64_check",
+                        lambda h, X, *a: widths.append(X.shape[1]) or real64(h, X, *a))
     wins = []
     real = head.wins
     monkeypatch.setattr(head, "wins", lambda points, targets, partners: (
@@ -523,6 +527,9 @@ def test_exact_check_gives_the_exact_verdict_of_every_unsure_column(monkeypatch,
     assert sorted(wins) == sorted((int(t[c]), int(partners[c])) for c in unsure
                                   if not np.isfinite(tie[1][c]))
     assert wins
+    # the float64 products go in blocks of FLOAT64_CHECK_COLUMNS columns (the memory peak)
+    assert sum(widths) + len(wins) == unsure.size
+    assert all(w == block for w in widths[:-1]) and 0 < widths[-1] <= block
     expected = _tie_reference(head, Z, Xi[:, unsure], t[unsure], partners[unsure],
                               tie[0][unsure])
     assert list(got) == expected and True in expected and False in expected
