@@ -880,3 +880,26 @@ def test_relaxation_finds_later_witnesses_and_reports_progress():
     found, left, rivals = screen.screened_relaxation(
         head, [0, 1], lambda cols: np.eye(2)[:, cols], rounds=3)
     assert sorted(found) == [0, 1] and not left and rivals == [[], []]
+
+
+@pytest.mark.parametrize("seed,d", [(0, 16), (1, 24), (2, 32)])
+def test_screen_on_long_near_rows_of_entries_near_1(seed, d):
+    """Rows that differ by about one float32 unit (``2^38`` on entries near ``2^61``, so
+    every entry of ``F`` is near 1), each column proposed for the label the float32
+    product puts on top: the scores are about ``d 2^16``, and their float32 rounding and
+    summation decide that label, often wrongly. A bound that divides by the row norms
+    (about ``sqrt(d)`` each) instead of multiplying accepts those wrong wins."""
+    rng = np.random.default_rng(seed)
+    n, m = 6, 60
+    base = rng.integers(2 ** 60, 2 ** 61, size=d) * rng.choice([-1, 1], size=d)
+    rows = base[None, :] + rng.integers(-2 ** 38, 2 ** 38, size=(n, d))
+    head, Z = _head(rows.tolist())
+    X = rng.standard_normal((d, m)) + np.sign(base)[:, None] * 2.0
+    Xi = screen._integer_columns(X, 16)
+    S = head.float32_rows().F @ Xi.astype(np.float32)
+    targets = [int(np.argmax(S[:, c])) for c in range(m)]
+    lying = [c for c in range(m) if not _wins(Z, targets[c], Xi[:, c])]
+    assert lying  # float32 calls columns wins that are not
+    found, _, _ = _run(head, targets, X)
+    _check_found(head, Z, found, targets)
+    assert not set(found) & set(lying) and found
