@@ -117,6 +117,7 @@ def test_rounding_error_bounds_are_the_documented_formula(d, m):
     # the default absolute error is 0
     R2, A2 = screen.rounding_error_bounds(X, d, unit=1e-3, tiny=1e-5)
     eR2, eA2 = _documented_bounds(X, d, 1e-3, 1e-5, 0.0, [True] * m)
+    assert list(R2) == pytest.approx(eR2, rel=1e-12, abs=0)
     assert list(A2) == pytest.approx(eA2, rel=1e-12, abs=0)
 
 
