@@ -1757,3 +1757,19 @@ def test_a_broken_npy_member_is_named_by_its_file(square, tmp_path):
     verdict_, message = both(tmp_path / "crc.zip")
     assert verdict_ == "INVALID" and message.startswith("hull_weights.npy: cannot read: "), \
         message
+
+
+def test_the_workers_start_whatever_threadpoolctl_does(tmp_path, monkeypatch):
+    """An initializer that raises would make the pool restart its workers for ever:
+    a missing or failing threadpoolctl only costs speed."""
+    base = circle_certificate(12, 2 ** 30, tmp_path, "t")
+    path = base.path()
+    monkeypatch.setattr(checker.NumpyArithmetic, "_block_columns", lambda self: 3)
+    for failure in (ImportError("no threadpoolctl"), TypeError("broken"),
+                    ValueError("no such API")):
+        def failing(name, failure=failure):
+            raise failure
+        monkeypatch.setattr(checker, "import_module", failing)
+        checker._one_blas_thread()  # does not raise
+        monkeypatch.setattr(checker, "numpy_or_none", lambda: np)
+        assert checker.check_file(path, backend="numpy", jobs=2).startswith("analyze, 12 ")

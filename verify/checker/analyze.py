@@ -795,10 +795,11 @@ def _forked_block_failure(block):
 
 def _one_blas_thread() -> None:
     """Workers already fill the cores: one BLAS thread each, where threadpoolctl is
-    importable (only speed depends on it)."""
+    importable. Only speed depends on it, and an exception in a pool's initializer
+    makes the pool start workers without end: none may leave."""
     try:
         import_module("threadpoolctl").threadpool_limits(limits=1, user_api="blas")
-    except ImportError:
+    except Exception:
         pass
 
 
