@@ -714,6 +714,7 @@ def test_projected_points_encode_like_the_list(case):
     ref_enc, ref_parts = encode(rows) if rows else ("int64", {"": np.zeros((0, width),
                                                                          dtype=np.int64)})
     for point in (None, list):
+        assert [list(r) for r in PointRows(witnesses, point, width)] == rows
         enc, parts = encode(PointRows(witnesses, point, width))
         assert enc == ref_enc
         assert parts.keys() == ref_parts.keys()

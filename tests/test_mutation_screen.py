@@ -72,6 +72,13 @@ def _near_rows(rng, n, d, bits, spread=3):
     return (base[None, :] + rng.integers(-spread, spread + 1, size=(n, d))).tolist()
 
 
+def _near_head_with_twins(rng, n, d, bits):
+    """A head of :func:`_near_rows` whose last two rows are equal; ``(head, Z)``."""
+    rows = _near_rows(rng, n, d, bits)
+    rows[n - 1] = list(rows[n - 2])
+    return _head(rows)
+
+
 A53 = 2 ** 53
 A24 = 2 ** 24
 
@@ -472,9 +479,7 @@ def test_float64_tie_check_counts_the_rounding_of_gamma(monkeypatch):
 def test_float64_check_agrees_with_the_definitions_on_near_rows(seed, bits):
     rng = np.random.default_rng(seed)
     n, d, m = 6, 3, 40
-    rows = _near_rows(rng, n, d, bits)
-    rows[5] = list(rows[4])
-    head, Z = _head(rows)
+    head, Z = _near_head_with_twins(rng, n, d, bits)
     X = rng.integers(-2 ** 20, 2 ** 20 + 1, size=(d, m)).astype(np.float64)
     X[:, :8] = rng.integers(-2, 3, size=(d, 8))
     t = rng.integers(0, n, size=m)
@@ -497,9 +502,7 @@ def test_exact_check_gives_the_exact_verdict_of_every_unsure_column(monkeypatch,
     monkeypatch.setattr(screen, "FLOAT64_CHECK_COLUMNS", block)
     rng = np.random.default_rng(seed)
     n, d, m = 5, 3, 30
-    rows = _near_rows(rng, n, d, bits)
-    rows[4] = list(rows[3])
-    head, Z = _head(rows)
+    head, Z = _near_head_with_twins(rng, n, d, bits)
     Xi = rng.integers(-2 ** 20, 2 ** 20 + 1, size=(d, m)).astype(np.float64)
     Xi[:, 1] = 0
     t = rng.integers(0, n, size=m)

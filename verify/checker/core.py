@@ -633,32 +633,38 @@ USAGE = ("usage: python -m verify check [--arithmetic auto|python|numpy] [--jobs
          "certificate is invalid, 2 if a file cannot be read or is not a known format.")
 
 
+def _option_value(argv, k: int, name: str):
+    """``(value, next k)`` if ``argv[k]`` is ``--name VALUE`` or ``--name=VALUE`` (the
+    value None when it is missing), else None."""
+    arg = argv[k]
+    if arg.startswith(f"--{name}="):
+        return arg.split("=", 1)[1], k + 1
+    if arg == f"--{name}":
+        return (argv[k + 1] if k + 1 < len(argv) else None), k + 2
+    return None
+
+
 def _options(argv):
     """``(files, {"arithmetic": ..., "jobs": ...})``, or an error message for a bad
     option."""
     files, options, k = [], {"arithmetic": "auto", "jobs": 1}, 0
     while k < len(argv):
-        arg = argv[k]
-        if arg == "--jobs" or arg.startswith("--jobs="):
-            value = arg.split("=", 1)[1] if "=" in arg else (
-                argv[k + 1] if k + 1 < len(argv) else None)
+        jobs, arithmetic = _option_value(argv, k, "jobs"), _option_value(argv, k, "arithmetic")
+        if jobs is not None:
+            value, k = jobs
             # isdigit alone admits "²", which int() refuses.
             if (value is None or not (value.isascii() and value.isdigit())
                     or not 1 <= int(value) <= 1024):
                 return files, f"--jobs expects a number of processes from 1 to 1024, got {value!r}"
             options["jobs"] = int(value)
-            k += 1 if "=" in arg else 2
-            continue
-        if arg == "--arithmetic" or arg.startswith("--arithmetic="):
-            value = arg.split("=", 1)[1] if "=" in arg else (
-                argv[k + 1] if k + 1 < len(argv) else None)
+        elif arithmetic is not None:
+            value, k = arithmetic
             if value not in ("auto", "python", "numpy"):
                 return files, "--arithmetic expects auto, python or numpy"
             options["arithmetic"] = value
-            k += 1 if "=" in arg else 2
-            continue
-        files.append(arg)
-        k += 1
+        else:
+            files.append(argv[k])
+            k += 1
     return files, options
 
 
