@@ -447,6 +447,10 @@ class ExactHead:
         self._row_norms = None
         self._float32 = None
         self._mahalanobis = None
+        #: The rows ``0 .. labels - 1`` are the labels decided by :meth:`argmax`; the
+        #: rows after them only compete (the floor rows of a head with a bias,
+        #: :mod:`verify.analyze.bias`).
+        self.labels = self.n
         #: Whether witnesses are searched by the float32 screen (large heads).
         self.screened = (self.Zarr is not None and self.n * self.d >= SCREEN_MIN_ENTRIES
                          and self.d <= MAX_DIMENSION)
@@ -604,17 +608,19 @@ class ExactHead:
     # -- argmax -----------------------------------------------------------------------------
 
     def argmax(self, progress=None, workers=None) -> ArgmaxAnalysis:
-        n, d = self.n, self.d
+        """Decide the labels ``0 .. labels - 1`` (every row but the floor rows)."""
+        n, d = self.labels, self.d
         evidence: list = [None] * n
         for members in self.equal_row_groups():
             if len(members) > 1:
-                # Two labels with the same row always tie: neither is ever the strict
-                # argmax, and w_i = w_k is the one-term convex combination.
+                # Two rows that are equal always score alike: neither label is ever the
+                # strict argmax, and w_i = w_k is the one-term convex combination.
                 for i in members:
-                    other = next(k for k in members if k != i)
-                    evidence[i] = GordanCertificate(multipliers=((other, fmpq(1)),))
+                    if i < n:
+                        other = next(k for k in members if k != i)
+                        evidence[i] = GordanCertificate(multipliers=((other, fmpq(1)),))
         unique = [i for i in range(n) if evidence[i] is None]
-        if n == 1:
+        if self.n == 1:
             evidence[0] = Witness(point=tuple(0 for _ in range(d)))
             unique = []
         _tick(progress, n - len(unique))
@@ -708,8 +714,7 @@ class ExactHead:
                     passed.add(i)
             _tick(progress, len(passed))
             pending = [i for i in pending if i not in passed]
-        undecided = [i for i in range(self.n) if evidence[i] is None]
-        return undecided
+        return [i for i in range(self.labels) if evidence[i] is None]
 
     def _decide_label(self, i: int, start, rivals=()) -> Witness | GordanCertificate:
         # (Labels of screened heads with near-duplicate rows were tried by
@@ -1160,6 +1165,7 @@ class FieldHead:
         self.one = SqrtSum(1)
         self.rows = [[as_sqrt_sum(x) for x in row] for row in rows]
         self.n, self.d = len(self.rows), len(self.rows[0])
+        self.labels = self.n
         self.F = np.array([[float(x) for x in row] for row in self.rows], dtype=np.float64)
 
     def strict(self, rows):

@@ -32,11 +32,34 @@ theorem otherwise there are ``y_k >= 0`` and ``t`` with
 both zero (``y = 0`` is possible only when ``w_i = w_j``, ``b_i != b_j``: the two logits
 differ by a constant and never tie).
 
-Both systems are decided by the exact simplex method
-(:func:`verify.lp.feasibility.strict_feasibility`), a tie system after restricting ``x~`` to
-the hyperplane ``(w~_i - w~_j) . x~ = 0`` through an integer basis of it. Meant for
-heads of moderate size; every answer carries its evidence and is re-checked by the
-``is_bias_*`` functions.
+Algorithm: the floor
+-------------------
+Both systems are the bias-free questions of :mod:`verify.analyze.argmax` and
+:mod:`verify.analyze.ties` for a head of ``2n`` rows in ``R^(d+1)``: the lifted rows
+``w~_k`` and, below each, its **floor row** ``w~_k - M e`` (one integer ``M > 0``, the
+*drop*). A floor row is a rival of every label but never a label itself. For an input
+``x~ = (x, s)`` label ``i`` beats its own floor row iff ``M s > 0``, i.e. ``s > 0``; and
+once ``s > 0``, a label that beats ``w~_k`` beats ``w~_k - M e`` too. So:
+
+* ``w~_i`` is strictly on top of all ``2n`` rows at ``x~`` iff ``s > 0`` and label ``i``
+  is the strict argmax of ``W x + b`` at ``x = x~ / s``: the argmax witnesses of the
+  bias-free engine, restricted to the first ``n`` rows, are exactly those of the head
+  with a bias, and so are the tie witnesses of two labels;
+* a bias-free certificate on the ``2n`` rows folds into the certificate above: weights
+  ``lambda_k`` on ``w~_k`` and ``mu_k`` on ``w~_k - M e`` give the weights
+  ``lambda_k + mu_k`` on label ``k`` and lower the bias side by ``M sum mu >= 0``
+  (a weight ``mu_i`` on the label's own floor row is moved to the left and divided
+  out, ``mu_i < 1``); Motzkin multipliers fold the same way, a floor row of ``j``
+  adding to ``t``.
+
+A label strictly inside the simplex of ``d + 2`` rows of the ``2n`` (a
+:class:`~verify.analyze.simplex.SimplexCertificate`, proven without its weights) keeps
+its support as it is, a support index ``n + k`` standing for the floor row of label
+``k``; the certificate format records ``M``. Every ``M > 0`` gives the same answers;
+``M`` is chosen near the spread of the bias column, which keeps the float proposals of
+the bias-free engine well scaled. So the heads with a bias go through the same blocked
+screen, interior certificates, tie pairs and workers as those without, at the same
+scale.
 
 Example
 -------
@@ -49,24 +72,39 @@ Example
 
 from __future__ import annotations
 
+from itertools import combinations
 from typing import Sequence
 
+import numpy as np
 from flint import fmpq
 
-from verify.analyze.argmax import ArgmaxAnalysis, _dot
+from verify.analyze.argmax import (
+    INT64_BITS,
+    ArgmaxAnalysis,
+    ExactHead,
+    _bit_length,
+    _dot,
+    _python_integers,
+    _row_blocks,
+    integer_matrix,
+)
+from verify.analyze.simplex import SimplexCertificate, SimplexNoTie
 from verify.analyze.ties import (
+    ALL_PAIRS_MAX_LABELS,
     NoTieCertificate,
     TieAnalysis,
     TieWitness,
-    _hyperplane_basis,
     motzkin_sum_vanishes,
+    tie_pairs,
 )
-from verify.lp.feasibility import GordanCertificate, Witness, strict_feasibility
+from verify.lp.feasibility import GordanCertificate, Witness
 from verify.linalg.exact import to_fmpq
 
 __all__ = [
-    "BIAS_MAX_LABELS",
+    "LiftedTieWitness",
+    "LiftedWitness",
     "analyze_with_bias",
+    "bias_head",
     "argmaxable_with_bias",
     "is_bias_argmax_certificate",
     "is_bias_argmax_witness",
@@ -74,10 +112,6 @@ __all__ = [
     "is_bias_tie_witness",
     "tie_pairs_with_bias",
 ]
-
-
-#: Largest head with a bias analysed (one exact simplex run per label and per pair).
-BIAS_MAX_LABELS = 400
 
 
 def _lifted(W, b) -> list[list[fmpq]]:
@@ -138,110 +172,312 @@ def is_bias_no_tie_certificate(W, b, i: int, j: int, cert: NoTieCertificate) -> 
     return slack < 0 or any(y != 0 for _, y in pairs)
 
 
-def _witness_input(point) -> tuple:
-    """The input ``x = x~ / s`` of a homogeneous witness ``(x~, s)``, ``s > 0``."""
-    s = fmpq(point[-1])
-    return tuple(fmpq(v) / s for v in point[:-1])
+# --- the head with its floor rows ----------------------------------------------------------
+
+def _binary_array(W, b) -> np.ndarray | None:
+    """The lifted matrix ``[W | b]`` as float64, exactly, when ``W`` is a numpy matrix
+    (or a row-sliceable stand-in) of binary floats or small integers and ``b`` a vector
+    of such numbers; None otherwise (then the rows are taken as exact numbers)."""
+    dtype = getattr(W, "dtype", None)
+    if dtype is None or getattr(W, "ndim", 0) != 2 or dtype.kind not in "iuf" \
+            or dtype.itemsize > 8:
+        return None
+    b = np.asarray(b) if isinstance(b, np.ndarray) else None
+    if b is None or b.dtype.kind not in "iuf" or b.dtype.itemsize > 8:
+        return None
+    n, d = W.shape
+    if b.shape != (n,):
+        raise ValueError(f"the bias has {b.size} entries for {n} labels")
+    L = np.empty((n, d + 1), dtype=np.float64)
+    for lo, hi in _row_blocks(n):
+        block = np.asarray(W[lo:hi])
+        if block.dtype.kind in "iu" and block.size and int(np.abs(block).max()) >= 1 << 53:
+            return None  # an integer float64 would round
+        L[lo:hi, :d] = block
+    if b.dtype.kind in "iu" and b.size and int(np.abs(b).max()) >= 1 << 53:
+        return None
+    L[:, d] = b
+    return L
+
+
+def _exact_rows(W) -> list[list[fmpq]]:
+    """The rows of ``W`` as ``fmpq``: exact rows as they are, a numpy matrix (or a
+    row-sliceable stand-in) entry by entry at its exact binary value."""
+    if getattr(W, "dtype", None) is None:
+        return [[to_fmpq(x) for x in row] for row in W]
+    from verify.numbers.rational import exact_from_float
+
+    a = np.asarray(W[0:W.shape[0]])
+    if a.dtype.kind in "iu":
+        return [[fmpq(int(v)) for v in row] for row in a.tolist()]
+    return [[exact_from_float(v) for v in row] for row in a.astype(np.float64)]
+
+
+def lifted_integers(W, b):
+    """The primitive integer matrix ``c [W | b]`` (one rational ``c > 0``): an int64
+    array when every entry fits in ``INT64_BITS`` bits, else a list of tuples of
+    Python ints."""
+    L = _binary_array(W, b)
+    if L is not None:
+        Z = integer_matrix(L)
+        if Z is not None:
+            return Z
+        from verify.numbers.rational import exact_from_float
+
+        rows = [[exact_from_float(v) for v in row] for row in L]
+    else:
+        rows = _exact_rows(W)
+        if len(b) != len(rows):
+            raise ValueError(f"the bias has {len(b)} entries for {len(rows)} labels")
+        rows = [row + [to_fmpq(v)] for row, v in zip(rows, b)]
+    Z = _python_integers(rows)
+    bits = max(abs(v).bit_length() for row in Z for v in row)
+    if bits <= INT64_BITS:
+        return np.array(Z, dtype=np.int64)
+    return [tuple(row) for row in Z]
+
+
+def floor_drop(beta) -> int:
+    """The drop ``M > 0`` of the floor rows: the spread of the integer bias column,
+    rounded up to a power of two (1 for a constant bias)."""
+    if isinstance(beta, np.ndarray):
+        spread = int(beta.max()) - int(beta.min()) if beta.size else 0
+    else:
+        spread = max(beta) - min(beta)
+    return 1 << max(0, spread - 1).bit_length()
+
+
+def bias_head(W, b, *, budget=None, source: str = "the head") -> ExactHead:
+    """The head of ``W x + b`` for the bias-free engine: the ``n`` lifted rows, then
+    their ``n`` floor rows (module docstring); ``head.labels = n`` and ``head.drop``
+    is ``M``. ``head.Z[:n]`` is the primitive integer matrix ``c [W | b]``."""
+    from verify.analyze.memory import default_budget
+
+    Z = lifted_integers(W, b)
+    n = len(Z)
+    if n == 0:
+        raise ValueError("the matrix needs at least one row")
+    budget = (budget or default_budget()).for_head(2 * n, len(Z[0]), source)
+    if isinstance(Z, np.ndarray):
+        M = floor_drop(Z[:, -1])
+        if _bit_length(Z) < INT64_BITS and M < 1 << (INT64_BITS - 1):
+            Z2 = np.concatenate([Z, Z])
+            Z2[n:, -1] -= M
+            if _bit_length(Z2[n:, -1]) <= INT64_BITS:
+                head = ExactHead(None, budget=budget, _integers=Z2)
+                head.labels, head.drop = n, M
+                return head
+        Z = [tuple(row) for row in Z.tolist()]
+    M = floor_drop([row[-1] for row in Z])
+    floors = [row[:-1] + (row[-1] - M,) for row in Z]
+    head = ExactHead([[fmpq(v) for v in row] for row in Z + floors], budget=budget)
+    head.labels, head.drop = n, M
+    return head
+
+
+# --- evidence of the lifted head, in the terms of W x + b ----------------------------------
+
+class LiftedWitness(Witness):
+    """An input ``x`` of ``W x + b``, kept as homogeneous integers ``(y, s)``, ``s > 0``,
+    ``x = y / s`` (:attr:`lifted`); :attr:`point` is ``x``, computed when read."""
+
+    def __init__(self, lifted):
+        object.__setattr__(self, "lifted", tuple(lifted))
+
+    @property
+    def point(self) -> tuple:
+        s = fmpq(self.lifted[-1])
+        return tuple(fmpq(v) / s for v in self.lifted[:-1])
+
+    def __reduce__(self):
+        return (LiftedWitness, (self.lifted,))
+
+
+class LiftedTieWitness(TieWitness):
+    """A tie witness of ``W x + b``: the homogeneous tie witness ``inner`` of the lifted
+    head (its point ``(y, s)``, ``s > 0``, is :attr:`lifted`); :attr:`point` is
+    ``x = y / s``."""
+
+    def __init__(self, inner: TieWitness):
+        object.__setattr__(self, "inner", inner)
+
+    @property
+    def lifted(self) -> tuple:
+        return tuple(self.inner.point)
+
+    @property
+    def point(self) -> tuple:
+        y = self.lifted
+        s = fmpq(y[-1])
+        return tuple(fmpq(v) / s for v in y[:-1])
+
+    def __reduce__(self):
+        return (LiftedTieWitness, (TieWitness(point=self.lifted),))
+
+
+def _fold_weights(i: int, n: int, multipliers) -> GordanCertificate:
+    """Convex weights on the ``2n`` rows (module docstring) as weights on the labels."""
+    folded: dict = {}
+    own = fmpq(0)
+    for k, y in multipliers:
+        k = int(k)
+        if k == n + i:
+            own += y
+        elif y != 0:
+            folded[k % n] = folded.get(k % n, fmpq(0)) + fmpq(y)
+    total = sum(folded.values(), fmpq(0))
+    return GordanCertificate(multipliers=tuple(
+        (k, y if total == 1 else y / total) for k, y in sorted(folded.items())))
+
+
+def _fold_no_tie(i: int, j: int, n: int, cert: NoTieCertificate) -> NoTieCertificate:
+    """Motzkin multipliers on the ``2n`` rows as multipliers on the labels and ``t``."""
+    folded: dict = {}
+    t = fmpq(cert.tie)
+    whole = fmpq(0)
+    for k, y in cert.multipliers:
+        k, y = int(k), fmpq(y)
+        whole += y
+        if k == n + j:
+            t += y
+        elif k != n + i and y != 0:
+            folded[k % n] = folded.get(k % n, fmpq(0)) + y
+    if whole > 1:  # keep sum y <= 1 (the certificate format's convention)
+        folded = {k: y / whole for k, y in folded.items()}
+        t /= whole
+    return NoTieCertificate(multipliers=tuple(sorted(folded.items())), tie=t)
+
+
+def label_evidence(head: ExactHead, i: int, e):
+    """The evidence of label ``i`` of the lifted ``head``, for ``W x + b``."""
+    if isinstance(e, Witness):
+        return LiftedWitness(e.point)
+    if isinstance(e, SimplexCertificate):
+        return e
+    return _fold_weights(i, head.labels, e.multipliers)
+
+
+def pair_evidence(head: ExactHead, i: int, j: int, e):
+    """The evidence of the pair ``(i, j)`` of the lifted ``head``, for ``W x + b``."""
+    if isinstance(e, TieWitness):
+        return LiftedTieWitness(e)
+    if isinstance(e, SimplexNoTie):
+        return e
+    return _fold_no_tie(i, j, head.labels, e)
+
+
+def _argmax_of(head: ExactHead, lifted: ArgmaxAnalysis) -> ArgmaxAnalysis:
+    return ArgmaxAnalysis(n=head.labels, d=head.d - 1, evidence=tuple(
+        label_evidence(head, i, e) for i, e in enumerate(lifted.evidence)))
+
+
+def _ties_of(head: ExactHead, lifted: TieAnalysis) -> TieAnalysis:
+    n = head.labels
+    evidence = {p: pair_evidence(head, p[0], p[1], e) for p, e in lifted.evidence.items()
+                if p[1] < n}
+    return TieAnalysis(n=n, evidence=evidence,
+                       complete=len(evidence) == n * (n - 1) // 2)
 
 
 def argmaxable_with_bias(W, b) -> ArgmaxAnalysis:
     """Decide every label of ``W x + b`` exactly: a witness input or convex weights.
 
-    ``evidence[i]`` is a :class:`Witness` (an input ``x``, rational) or a
-    :class:`GordanCertificate` with pairs ``(k, lambda_k)``: ``lambda >= 0``,
-    ``sum lambda = 1``, ``w_i = sum lambda_k w_k`` and ``b_i <= sum lambda_k b_k``.
+    ``evidence[i]`` is a :class:`LiftedWitness` (an input ``x``, rational, whose largest
+    logit is label ``i`` alone), a :class:`GordanCertificate` with pairs
+    ``(k, lambda_k)``: ``lambda >= 0``, ``sum lambda = 1``, ``w_i = sum lambda_k w_k``
+    and ``b_i <= sum lambda_k b_k``, or (large heads) a
+    :class:`~verify.analyze.simplex.SimplexCertificate` on the lifted rows and floor
+    rows (module docstring).
     """
-    R = _lifted(W, b)
-    n, D = len(R), len(R[0])
-    e = [fmpq(0)] * (D - 1) + [fmpq(1)]
-    evidence = []
-    for i in range(n):
-        others = [k for k in range(n) if k != i]
-        rows = [[a - c for a, c in zip(R[i], R[k])] for k in others] + [e]
-        ev = strict_feasibility(rows)
-        if isinstance(ev, Witness):
-            evidence.append(Witness(point=_witness_input(ev.point)))
-            continue
-        y = [(others[r], fmpq(v)) for r, v in ev.multipliers if r < len(others) and v != 0]
-        total = sum((v for _, v in y), fmpq(0))
-        evidence.append(GordanCertificate(multipliers=tuple(sorted(
-            (k, v / total) for k, v in y))))
-    return ArgmaxAnalysis(n=n, d=D - 1, evidence=tuple(evidence))
-
-
-def _decide_pair(R, i: int, j: int):
-    n, D = len(R), len(R[0])
-    others = [k for k in range(n) if k not in (i, j)]
-    e = [fmpq(0)] * (D - 1) + [fmpq(1)]
-    A = [[a - c for a, c in zip(R[i], R[k])] for k in others] + [e]
-    v = [a - c for a, c in zip(R[i], R[j])]
-    if all(x == 0 for x in v):
-        basis, p = None, None
-        reduced = A
-    else:
-        p, basis = _hyperplane_basis(v, fmpq(1))
-        reduced = [[_dot(a, col) for col in basis] for a in A]
-    ev = strict_feasibility(reduced)
-    if isinstance(ev, Witness):
-        z = list(ev.point)
-        point = z if basis is None else [
-            sum((col[c] * zc for col, zc in zip(basis, z)), fmpq(0)) for c in range(D)]
-        return TieWitness(point=_witness_input(point))
-    mult = [(r, fmpq(y)) for r, y in ev.multipliers if y != 0]
-    t = fmpq(0)
-    if basis is not None:
-        # sum y_r A_r is orthogonal to the hyperplane, hence lambda v; then t = -lambda.
-        s_p = sum((y * A[r][p] for r, y in mult), fmpq(0))
-        t = -(s_p / v[p])
-    total = sum((y for _, y in mult), fmpq(0))
-    labels = tuple(sorted((others[r], y / total) for r, y in mult if r < len(others)))
-    return NoTieCertificate(multipliers=labels, tie=t / total)
+    head = W if isinstance(W, ExactHead) else bias_head(W, b)
+    return _argmax_of(head, head.argmax())
 
 
 def tie_pairs_with_bias(W, b, pairs=None) -> TieAnalysis:
     """Decide which pairs of ``W x + b`` can be tied on top (all pairs by default).
 
-    Witnesses are inputs ``x`` (rational); certificates are :class:`NoTieCertificate`
-    with the bias condition of :func:`is_bias_no_tie_certificate`.
+    Witnesses are inputs ``x`` (rational, :class:`LiftedTieWitness`); certificates are
+    :class:`NoTieCertificate` with the bias condition of
+    :func:`is_bias_no_tie_certificate`, or :class:`~verify.analyze.simplex.SimplexNoTie`.
     """
-    R = _lifted(W, b)
-    n = len(R)
+    head = W if isinstance(W, ExactHead) else bias_head(W, b)
+    return _ties_of(head, _lifted_ties(head, head.argmax(), pairs))
+
+
+def _lifted_ties(head: ExactHead, argmax: ArgmaxAnalysis, pairs, rays=None,
+                 progress=None, workers=None) -> TieAnalysis:
+    n = head.labels
     if pairs is None:
-        pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+        pairs = combinations(range(n), 2)
     wanted = sorted({(min(i, j), max(i, j)) for i, j in pairs if i != j})
-    evidence = {(i, j): _decide_pair(R, i, j) for i, j in wanted}
-    return TieAnalysis(n=n, evidence=evidence, complete=len(wanted) == n * (n - 1) // 2)
+    return tie_pairs(head, argmax, pairs=wanted, rays_per_label=rays, progress=progress,
+                     workers=workers)
 
 
-def analyze_with_bias(W, b, *, neighbours: int = 2, names=None, source: str = "the head"):
+def analyze_with_bias(W, b, *, neighbours: int = 2, names=None, source: str = "the head",
+                      rays: int | None = None, progress=None, budget=None, jobs: int = 1,
+                      scheduler: str | None = None):
     """The analysis of ``python -m verify analyze --bias``: a
     :class:`~verify.analyze.report.HeadAnalysis` of ``W x + b``.
 
     Every label is decided; every pair too for at most ``ALL_PAIRS_MAX_LABELS`` labels,
     otherwise the pairs of each label with its ``neighbours`` nearest labels by cosine
-    (cosines of the rows ``w_k``, the bias aside). Cell counts are not computed (they
-    are defined for heads without a bias). Heads above :data:`BIAS_MAX_LABELS` labels
-    are refused (:class:`~verify.io.errors.TooLargeError`).
+    (cosines of the rows ``w_k``, the bias aside), plus those found by ray shooting.
+    Cell counts are not computed (they are defined for heads without a bias). Blocks,
+    workers and memory as for heads without a bias
+    (:func:`verify.analyze.report.analyze`).
     """
-    from verify.analyze.argmax import make_head
-    from verify.analyze.report import HeadAnalysis, _summarise, cosine_neighbours
-    from verify.analyze.ties import ALL_PAIRS_MAX_LABELS
-    from verify.io.errors import TooLargeError
+    import time
+    from contextlib import nullcontext
 
-    rows = [[to_fmpq(x) for x in row] for row in W]
-    bias = [to_fmpq(v) for v in b]
-    n = len(rows)
-    if n > BIAS_MAX_LABELS:
-        raise TooLargeError(f"{source}: heads with a bias are analysed for at most "
-                            f"{BIAS_MAX_LABELS} labels (this one has {n}); each label is "
-                            "an exact simplex run")
-    head = make_head(rows)
-    argmax = argmaxable_with_bias(rows, bias)
-    near = cosine_neighbours(head, neighbours)
-    pairs = None
-    if n > ALL_PAIRS_MAX_LABELS:
-        pairs = sorted({(min(i, c), max(i, c)) for i, lst in enumerate(near) for c, _ in lst})
-    ties = tie_pairs_with_bias(rows, bias, pairs)
-    return HeadAnalysis(n=n, d=len(rows[0]), argmax=argmax, ties=ties,
-                        cosine=_summarise(near, ties, neighbours), cells=None,
-                        names=list(names) if names is not None else None, head=head)
+    from verify.analyze.parallel import Workers
+    from verify.analyze.report import HeadAnalysis, _summarise, cosine_neighbours
+
+    seconds = {}
+    t0 = time.perf_counter()
+    head = bias_head(W, b, budget=budget, source=source)
+    n = head.labels
+    rows = bias_free_head(head)
+    parallel = head.screened and (jobs > 1 or scheduler)
+    if parallel:
+        head.float32_rows()
+        head.mahalanobis()
+    with (Workers(head, jobs, scheduler) if parallel else nullcontext()) as workers:
+        bar = progress("labels", n) if progress else None
+        lifted = head.argmax(bar, workers) if workers is not None else head.argmax(bar)
+        if bar is not None:
+            bar.close()
+        seconds["argmax"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        bar = progress("cosine", n) if progress and rows.screened else None
+        near = cosine_neighbours(rows, neighbours, progress=bar)
+        if bar is not None:
+            bar.close()
+        seconds["cosine"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        pairs = None if n <= ALL_PAIRS_MAX_LABELS else sorted(
+            {(min(i, c), max(i, c)) for i, lst in enumerate(near) for c, _ in lst})
+        if rays is None:
+            rays = 0 if pairs is None or head.screened else None
+        bar = progress("pairs", 0) if progress else None
+        ties = _lifted_ties(head, lifted, pairs, rays, bar, workers)
+        if bar is not None:
+            bar.close()
+        seconds["ties"] = time.perf_counter() - t0
+    argmax, ties = _argmax_of(head, lifted), _ties_of(head, ties)
+    result = HeadAnalysis(n=n, d=head.d - 1, argmax=argmax, ties=ties,
+                          cosine=_summarise(near, ties, neighbours), cells=None,
+                          names=list(names) if names is not None else None,
+                          seconds=seconds, head=rows)
+    result.lifted = head
+    return result
+
+
+def bias_free_head(head: ExactHead) -> ExactHead:
+    """The head of the rows ``w_k`` alone (for cosines), from the lifted ``head``."""
+    n, d = head.labels, head.d - 1
+    if head.Zarr is not None:
+        return ExactHead(None, budget=head.budget,
+                         _integers=np.ascontiguousarray(head.Zarr[:n, :d]))
+    return ExactHead([[fmpq(v) for v in head.Z[k][:d]] for k in range(n)],
+                     budget=head.budget)

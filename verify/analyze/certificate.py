@@ -129,6 +129,28 @@ def _head_scale(head, W) -> Fraction:
     return Fraction(int(head.Z[r][c])) / _entry(W, r, c)
 
 
+def _split_lifted(head, W, bias) -> tuple[np.ndarray | list, np.ndarray | list, Fraction]:
+    """``(Z, beta, c)`` from the first ``n`` rows of a lifted head
+    (:func:`verify.analyze.bias.bias_head`), ``c`` read off one non-zero entry."""
+    n, d = head.labels, head.d - 1
+    if head.Zarr is not None:
+        L = head.Zarr[:n]
+        Z, beta = np.ascontiguousarray(L[:, :d]), np.ascontiguousarray(L[:, d])
+        flat = np.flatnonzero(L.reshape(-1) != 0)
+        where = None if flat.size == 0 else divmod(int(flat[0]), d + 1)
+    else:
+        L = [head.Z[k] for k in range(n)]
+        Z, beta = [list(row[:d]) for row in L], [row[d] for row in L]
+        where = next(((r, c) for r, row in enumerate(L) for c, v in enumerate(row) if v),
+                     None)
+    if where is None:
+        return Z, beta, Fraction(1)
+    r, c = where
+    value = _entry(W, r, c) if c < d else _fraction(
+        bias[r].item() if isinstance(bias, np.ndarray) else bias[r])
+    return Z, beta, Fraction(int(L[r][c])) / value
+
+
 def _lifted_integers(W, bias) -> tuple[list[list[int]], list[int], Fraction]:
     """``(Z, beta, c)``: the primitive integer matrix ``c [W | b]`` split in two."""
     rows = [[_fraction(x) for x in row] + [_fraction(b)] for row, b in zip(W, bias)]
@@ -172,6 +194,8 @@ def analyze_certificate_arrays(result, W, bias=None) -> tuple[dict, dict]:
     from verify.analyze.argmax import ExactHead
 
     n, d = result.n, result.d
+    lifted = getattr(result, "lifted", None)
+    drop = None
     if bias is None:
         head = result.head
         if not isinstance(head, ExactHead):
@@ -179,6 +203,11 @@ def analyze_certificate_arrays(result, W, bias=None) -> tuple[dict, dict]:
         Z = head.Zarr if head.Zarr is not None else [list(row) for row in head.Z]
         beta, scale = None, _head_scale(head, W)
         point = None  # the witnesses' own integer points
+    elif lifted is not None:
+        # The lifted head's first n rows are the primitive c [W | b]; its witnesses are
+        # homogeneous integer points (x, h), h > 0.
+        Z, beta, scale = _split_lifted(lifted, W, bias)
+        drop, point = lifted.drop, None
     else:
         Z, beta, scale = _lifted_integers(W, bias)
         point = _homogeneous
@@ -190,7 +219,7 @@ def analyze_certificate_arrays(result, W, bias=None) -> tuple[dict, dict]:
     for i, e in enumerate(result.argmax.evidence):
         if isinstance(e, Witness):
             argmax_labels.append(i)
-            argmax_points.append(e)
+            argmax_points.append(Witness(point=e.lifted) if lifted is not None else e)
         elif isinstance(e, SimplexCertificate):
             simplex_labels.append(i)
             simplex_support.append(list(e.support))
@@ -201,14 +230,14 @@ def analyze_certificate_arrays(result, W, bias=None) -> tuple[dict, dict]:
     for (i, j), e in sorted(result.ties.evidence.items()):
         if isinstance(e, TieWitness):
             tie_pairs.append([i, j])
-            tie_points.append(e)
+            tie_points.append(e.inner if lifted is not None else e)
         elif isinstance(e, SimplexNoTie):
             simplex_pairs.append([i, j])
         else:
             non_tie_pairs.append([i, j])
             non_tie.append((e.multipliers, e.tie))
-    if (simplex_labels or simplex_pairs) and beta is not None:
-        raise RuntimeError("simplex evidence for a head with a bias")
+    if (simplex_labels or simplex_pairs) and beta is not None and drop is None:
+        raise RuntimeError("simplex evidence for a head with a bias, without floor rows")
     h, nt = _combinations(hull), _combinations(non_tie)
     for r, (labels_sum, D) in enumerate(zip(_sums(h), h["denominators"])):
         if labels_sum != D:
@@ -238,10 +267,10 @@ def analyze_certificate_arrays(result, W, bias=None) -> tuple[dict, dict]:
     if simplex_labels or simplex_pairs:  # absent otherwise: older files stay the same
         arrays["simplex_labels"] = np.array(simplex_labels, dtype=np.int64)
         arrays["simplex_support"] = np.array(simplex_support, dtype=np.int64).reshape(
-            len(simplex_labels), d + 1)
+            len(simplex_labels), width + 1)
         arrays["non_tie_simplex_pairs"] = np.array(simplex_pairs,
                                                    dtype=np.int64).reshape(-1, 2)
-    facts = {"n": n, "d": d, "scale": scale, "bias": beta is not None,
+    facts = {"n": n, "d": d, "scale": scale, "bias": beta is not None, "drop": drop,
              "assertion": {"argmaxable": len(argmax_labels),
                            "unargmaxable": len(hull_labels) + len(simplex_labels),
                            "tie_pairs": len(tie_pairs),
@@ -459,4 +488,7 @@ def write_archive(path, arrays: dict, facts: dict, source: dict) -> None:
             "assertion": facts["assertion"],
             "evidence": {"encoding": encodings},
         }
+        if facts.get("drop") is not None:
+            # The floor rows (z_k, beta_k - drop) of simplex supports (index n + k).
+            manifest["input"]["drop"] = facts["drop"]
         zf.writestr(_zip_info("manifest.json"), json.dumps(manifest, indent=1) + "\n")

@@ -162,10 +162,10 @@ def load_source(path: str, tensor: str | None, bias: str | None):
     if bias is not None and isinstance(weights, list):
         _refuse_square_roots(path, weights)
     if isinstance(weights, LoadedTensor):
-        weights = weights.rows(limit=None) if bias is not None else TensorRows(weights)
+        weights = TensorRows(weights)
     b = source.bias
     if isinstance(b, LoadedTensor):
-        b = b.rows(limit=None)
+        b = b.block(0, b.shape[0])  # widened exactly; checked finite by load_head
     return weights, b, source.description
 
 
@@ -307,7 +307,9 @@ def run_analyze(args) -> int:
             raise InputError("--plot draws heads without a bias; drop --bias or --plot")
 
         result = analyze_with_bias(rows, bias, neighbours=args.neighbours, names=names,
-                                   source=args.matrix)
+                                   source=args.matrix, rays=args.rays,
+                                   progress=_progress(args.quiet), budget=budget,
+                                   jobs=args.jobs, scheduler=args.scheduler)
     else:
         if isinstance(rows, TensorRows):
             rows = ExactHead.from_array(rows, budget=budget, source=args.matrix)

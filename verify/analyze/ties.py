@@ -684,9 +684,11 @@ def _segment_witnesses(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list) -> 
         for src, dst, S, T in ((I, J, Xi, Xj), (J, I, Xj, Xi)):
             rival, point, ok = _ray_exits(head.F, S, T * scale - S, src,
                                           block=_ray_block(head))
-            # An exit towards another label than dst is a tie pair too.
+            # An exit towards another label than dst is a tie pair too (towards a
+            # floor row of a head with a bias, none).
             for c in np.nonzero(ok)[0]:
-                cands.append((int(src[c]), int(rival[c]), point[:, c]))
+                if rival[c] < head.labels:
+                    cands.append((int(src[c]), int(rival[c]), point[:, c]))
     return _certify_points(head, cands)
 
 
@@ -757,6 +759,8 @@ def _discover(head: ExactHead, argmax: ArgmaxAnalysis, rays: int, progress=None,
         cands = []
         for c in np.nonzero(ok)[0]:
             i, k = int(L[c]), int(rival[c])
+            if k >= head.labels:
+                continue  # a floor row of a head with a bias
             key = (min(i, k), max(i, k))
             if key not in seen:
                 seen.add(key)
@@ -807,7 +811,7 @@ def tie_pairs(W, argmax: ArgmaxAnalysis | None = None, *,
     head = make_head(W)
     if argmax is None:
         argmax = head.argmax()
-    n = head.n
+    n = head.labels  # the floor rows of a head with a bias are no labels
     if pairs is None:
         pairs = list(combinations(range(n), 2)) if n <= ALL_PAIRS_MAX_LABELS else []
     wanted = sorted({(min(i, j), max(i, j)) for i, j in pairs if i != j})

@@ -301,10 +301,18 @@ def read_manifest(archive: Archive) -> dict:
     if doc.get("claim") != CLAIM:
         raise UnknownFormat(f"{MANIFEST}: unknown claim {doc.get('claim')!r} in an archive")
     json_object(doc, MANIFEST, ("format", "claim", "input", "assertion", "evidence"))
-    inp = json_object(doc["input"], "input", ("n", "d", "bias", "scale", "source", "sha256"))
+    keys = ("n", "d", "bias", "scale", "source", "sha256")
+    if isinstance(doc["input"], dict) and "drop" in doc["input"]:
+        keys += ("drop",)
+    inp = json_object(doc["input"], "input", keys)
     n, d = _json_int(inp["n"], "input.n", 1), _json_int(inp["d"], "input.d", 1)
     if not isinstance(inp["bias"], bool):
         raise CertificateError("input.bias: expected true or false")
+    drop = None
+    if "drop" in inp:
+        if not inp["bias"]:
+            raise CertificateError("input.drop: only a head with a bias has floor rows")
+        drop = _json_int(inp["drop"], "input.drop", 1)
     _scale(inp["scale"], "input.scale")
     src = json_object(inp["source"], "input.source", ("name", "sha256", "tensor"))
     if src["sha256"] is not None:
@@ -319,9 +327,9 @@ def read_manifest(archive: Archive) -> dict:
     ev = json_object(doc["evidence"], "evidence", ("encoding",))
     wanted = [k for k in ARRAYS if k != "bias" or inp["bias"]]
     if isinstance(ev["encoding"], dict) and any(k in ev["encoding"] for k in SIMPLEX_ARRAYS):
-        if inp["bias"]:
-            raise CertificateError("evidence.encoding: simplex evidence is not allowed "
-                                   "with a bias")
+        if inp["bias"] and drop is None:
+            raise CertificateError("evidence.encoding: simplex evidence with a bias needs "
+                                   "input.drop (the floor rows)")
         wanted += SIMPLEX_ARRAYS
     enc = json_object(ev["encoding"], "evidence.encoding", wanted)
     for name, value in enc.items():
@@ -335,8 +343,8 @@ def read_manifest(archive: Archive) -> dict:
         raise CertificateError(f"archive members: {'missing ' + ', '.join(missing) if missing else ''}"
                                f"{'; ' if extra and missing else ''}"
                                f"{'unexpected ' + ', '.join(extra) if extra else ''}")
-    return {"n": n, "d": d, "bias": inp["bias"], "encoding": enc, "assertion": a,
-            "sha256": inp["sha256"]}
+    return {"n": n, "d": d, "bias": inp["bias"], "drop": drop, "encoding": enc,
+            "assertion": a, "sha256": inp["sha256"]}
 
 
 def _shape(arr: IntArray, shape: tuple, name: str) -> None:
@@ -352,6 +360,8 @@ class Evidence:
     def __init__(self, archive: Archive, m: dict):
         n, d, enc = m["n"], m["d"], m["encoding"]
         self.n, self.d, self.width = n, d, d + 1 if m["bias"] else d
+        #: The drop M of the floor rows (z_k, beta_k - M), support labels n + k.
+        self.drop = m.get("drop")
         get = lambda name: archive.array(name, enc[name])  # noqa: E731
         self.Z = get("Z")
         _shape(self.Z, (n, d), "Z")
@@ -377,7 +387,7 @@ class Evidence:
         if "simplex_labels" in enc:
             self.simplex_labels = self._labels(get("simplex_labels"), "simplex_labels")
             support = get("simplex_support")
-            _shape(support, (len(self.simplex_labels), d + 1), "simplex_support")
+            _shape(support, (len(self.simplex_labels), self.width + 1), "simplex_support")
             self.simplex_support = support.rows()
             self.simplex_pairs = self._pairs(get("non_tie_simplex_pairs"),
                                              "non_tie_simplex_pairs")
@@ -885,15 +895,38 @@ def _verified_inside(np, V, z, inverse=None) -> bool:
     return all(Fraction(x, 1 << q2) > bound for x in a)
 
 
+def _lifted_row(arith, ev: Evidence, k: int) -> list:
+    """``(z_k, beta_k)`` for ``k < n``, the floor row ``(z_j, beta_j - M)`` for
+    ``k = n + j``."""
+    j = k % ev.n
+    return arith.z_row(j) + [ev.beta[j] - (ev.drop if k >= ev.n else 0)]
+
+
+def _inside_with_floor(arith, ev: Evidence, support, i: int) -> bool:
+    """Whether the lifted row of ``i`` is strictly inside the simplex of the lifted and
+    floor rows of ``support`` (``d + 2`` of them): the float proof where the rows fit in
+    int64, else exact elimination (docs/certificates.md, "Simplices with a bias")."""
+    rows = [_lifted_row(arith, ev, k) for k in support]
+    target = _lifted_row(arith, ev, i)
+    np = getattr(arith, "np", None)
+    if np is not None and all(-(1 << 63) <= v < 1 << 63 for row in rows + [target]
+                              for v in row):
+        if _verified_inside(np, np.array(rows, dtype=np.int64),
+                            np.array(target, dtype=np.int64)):
+            return True
+    return _positive_solution([row + [1] for row in rows], target + [1])
+
+
 def _simplices_valid(ev: Evidence) -> None:
     """Support labels of each simplex: ``d + 1`` distinct labels in range, not ``i``."""
+    top = 2 * ev.n if ev.drop is not None else ev.n  # floor rows n .. 2n - 1
     for r, (i, support) in enumerate(zip(ev.simplex_labels, ev.simplex_support)):
         if len(set(support)) != len(support):
             raise CertificateError(f"simplex[{r}] of label {i}: a label is listed twice")
         for k in support:
-            if not 0 <= k < ev.n or k == i:
+            if not 0 <= k < top or k == i:
                 raise CertificateError(f"simplex[{r}] of label {i}: support label {k} is "
-                                       f"not allowed (must be in 0..{ev.n - 1}, not {i})")
+                                       f"not allowed (must be in 0..{top - 1}, not {i})")
 
 
 # --- the check ------------------------------------------------------------------------------
@@ -989,8 +1022,10 @@ def check_archive(archive: Archive, backend: str = "auto", jobs: int = 1) -> str
         if bias and den * ev.beta[i] > sum(w * ev.beta[k] for k, w in zip(labels, weights)):
             raise CertificateError(f"convex weights[{r}] of label {i}: the bias of label "
                                    f"{i} exceeds the combination of the others")
+    inside = arith.strictly_inside if ev.drop is None else (
+        lambda support, i: _inside_with_floor(arith, ev, support, i))
     for r, (i, support) in enumerate(zip(ev.simplex_labels, ev.simplex_support)):
-        if not arith.strictly_inside(support, i):
+        if not inside(support, i):
             raise CertificateError(f"simplex[{r}] of label {i}: z_{i} is not strictly "
                                    "inside the simplex of its support")
     for r, ((labels, weights, den), T) in enumerate(zip(ev.non_tie, ev.non_tie_t)):

@@ -1,0 +1,408 @@
+"""Heads with a bias in the engine of large heads: the floor rows, at every stage.
+
+A head ``W x + b`` is analysed as the bias-free head of its lifted rows ``(w_k, b_k)``
+and their floor rows ``(w_k, b_k - M)`` (:mod:`verify.analyze.bias`). These tests run
+it through the blocked screen, the interior certificates (with simplex evidence whose
+supports hold floor rows), the tie pairs and the workers, and hold every answer
+against methods that share nothing with it: an exact simplex run per label on the
+lifted system (:func:`verify.lp.feasibility.strict_feasibility`, the textbook form of
+the criterion), a floating-point LP per label (scipy's HiGHS) where its margin is
+clear, exact Gauss elimination in ``fractions`` for simplex evidence, and the
+stdlib certificate checker on both of its arithmetics.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import zipfile
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from flint import fmpq
+
+import verify.analyze.argmax as argmax_module
+import verify.analyze.interior as interior_module
+from verify.analyze.bias import (
+    LiftedTieWitness,
+    LiftedWitness,
+    analyze_with_bias,
+    argmaxable_with_bias,
+    bias_head,
+    is_bias_argmax_certificate,
+    is_bias_argmax_witness,
+    is_bias_no_tie_certificate,
+    is_bias_tie_witness,
+    tie_pairs_with_bias,
+)
+from verify.analyze.certificate import write_analyze_certificate
+from verify.analyze.simplex import SimplexCertificate, SimplexNoTie
+from verify.analyze.ties import NoTieCertificate, TieWitness
+from verify.checker.analyze import check_file
+from verify.checker.core import CertificateError
+from verify.lp.feasibility import Witness, strict_feasibility
+
+
+def Fr(x) -> Fraction:
+    if hasattr(x, "p"):
+        return Fraction(int(x.p), int(x.q))
+    if isinstance(x, (float, np.floating)):
+        return Fraction(float(x))
+    return Fraction(int(x)) if isinstance(x, np.integer) else Fraction(x)
+
+
+def exact_rows(W, b) -> tuple[list[list[Fraction]], list[Fraction]]:
+    W = np.asarray(W)
+    return [[Fr(v) for v in row] for row in W.tolist()], [Fr(v) for v in np.asarray(b).tolist()]
+
+
+# --- independent references ------------------------------------------------------------
+
+def simplex_argmaxable(W, b) -> list[int]:
+    """Label i wins somewhere iff (w~_i - w~_k) . x~ > 0 (k != i), e . x~ > 0 is
+    feasible: one exact simplex run per label on the lifted system."""
+    rows, bias = exact_rows(W, b)
+    lifted = [[fmpq(v.numerator, v.denominator) for v in r + [c]] for r, c in zip(rows, bias)]
+    n, D = len(lifted), len(lifted[0])
+    e = [fmpq(0)] * (D - 1) + [fmpq(1)]
+    out = []
+    for i in range(n):
+        system = [[a - c for a, c in zip(lifted[i], lifted[k])] for k in range(n) if k != i]
+        if isinstance(strict_feasibility(system + [e]), Witness):
+            out.append(i)
+    return out
+
+
+def lp_margin(W, b, i) -> float:
+    """max t: (w_i - w_k) . x + b_i - b_k >= t (k != i), t <= 1, x free (a label of a
+    head with a bias may win only far from the origin)."""
+    from scipy.optimize import linprog
+
+    W, b = np.asarray(W, float), np.asarray(b, float)
+    n, d = W.shape
+    others = [k for k in range(n) if k != i]
+    A = np.array([np.r_[-(W[i] - W[k]), 1.0] for k in others])
+    rhs = np.array([b[i] - b[k] for k in others])
+    c = np.zeros(d + 1)
+    c[-1] = -1
+    res = linprog(c, A_ub=A, b_ub=rhs, bounds=[(None, None)] * d + [(None, 1.0)],
+                  method="highs")
+    assert res.status == 0
+    return float(res.x[-1])
+
+
+def solve_fraction(columns, target) -> list[Fraction] | None:
+    """The unique solution of sum_k lam_k columns[k] = target, or None (Gauss-Jordan)."""
+    N = len(columns)
+    A = [[Fraction(columns[k][r]) for k in range(N)] + [Fraction(target[r])]
+         for r in range(N)]
+    for c in range(N):
+        p = next((r for r in range(c, N) if A[r][c] != 0), None)
+        if p is None:
+            return None
+        A[c], A[p] = A[p], A[c]
+        for r in range(N):
+            if r != c and A[r][c] != 0:
+                f = A[r][c] / A[c][c]
+                A[r] = [x - f * y for x, y in zip(A[r], A[c])]
+    return [A[r][N] / A[r][r] for r in range(N)]
+
+
+def floor_point(W, b, M_rel, k, n):
+    """The lifted row of k < n, or the floor row of k - n, over the rationals;
+    ``M_rel`` is the drop in the units of the original bias."""
+    j = k % n
+    return list(W[j]) + [b[j] - (M_rel if k >= n else 0)]
+
+
+def check_evidence(W, b, A, T, M_rel=None):
+    """Every witness and certificate, re-checked with fractions."""
+    rows, bias = exact_rows(W, b)
+    n = len(rows)
+    for i, ev in enumerate(A.evidence):
+        if isinstance(ev, Witness):
+            assert isinstance(ev, LiftedWitness) and ev.lifted[-1] > 0
+            assert is_bias_argmax_witness(rows, bias, i, [Fr(v) for v in ev.point])
+        elif isinstance(ev, SimplexCertificate):
+            assert M_rel is not None
+            support = list(ev.support)
+            assert len(support) == len(rows[0]) + 2 and i not in support
+            cols = [floor_point(rows, bias, M_rel, k, n) + [1] for k in support]
+            lam = solve_fraction(cols, floor_point(rows, bias, M_rel, i, n) + [1])
+            assert lam is not None and all(v > 0 for v in lam)
+        else:
+            lam = [(k, Fr(y)) for k, y in ev.multipliers]
+            assert sum(y for _, y in lam) == 1
+            assert is_bias_argmax_certificate(rows, bias, i, lam)
+    for (i, j), ev in T.evidence.items():
+        if isinstance(ev, TieWitness):
+            assert isinstance(ev, LiftedTieWitness) and ev.lifted[-1] > 0
+            assert is_bias_tie_witness(rows, bias, i, j, [Fr(v) for v in ev.point])
+        elif isinstance(ev, SimplexNoTie):
+            assert ev.inside in (i, j)
+            assert isinstance(A.evidence[ev.inside], SimplexCertificate)
+        else:
+            cert = NoTieCertificate(multipliers=tuple((k, Fr(y)) for k, y in ev.multipliers),
+                                    tie=Fr(ev.tie))
+            assert is_bias_no_tie_certificate(rows, bias, i, j, cert)
+            assert sum(y for _, y in cert.multipliers) <= 1
+
+
+def drop_in_bias_units(W, b) -> Fraction:
+    """M of the head's floor rows, divided by the scale c of Z = c [W | b]."""
+    head = bias_head(W, b)
+    n, d = head.labels, head.d - 1
+    rows, bias = exact_rows(W, b)
+    for r in range(n):
+        for c in range(d + 1):
+            z = int(head.Z[r][c])
+            if z:
+                value = rows[r][c] if c < d else bias[r]
+                return Fraction(head.drop) / (Fraction(z) / value)
+    return Fraction(head.drop)
+
+
+# --- heads ---------------------------------------------------------------------------------
+
+def planted_head(seed: int, n: int, d: int, inside: int):
+    """Gaussian rows and biases, ``inside`` labels strictly below the upper hull (a
+    convex combination of d + 1 rows, the bias 1/2 below theirs), a pair of equal
+    rows with equal biases and a pair of rows equal up to the bias."""
+    rng = np.random.default_rng(seed)
+    W = rng.standard_normal((n, d))
+    b = rng.standard_normal(n)
+    for i in range(inside):
+        support = rng.choice(np.arange(inside, n), size=d + 1, replace=False)
+        lam = rng.dirichlet(np.ones(d + 1))
+        W[i] = lam @ W[support]
+        b[i] = lam @ b[support] - 0.5
+    W[inside] = W[inside + 1]
+    b[inside] = b[inside + 1]
+    W[inside + 3] = W[inside + 2]
+    b[inside + 3] = b[inside + 2] - 0.25
+    # float32, as trained heads are stored: the integer matrix fits in int64, which
+    # the screen of large heads needs (the rounding keeps the planted labels inside).
+    return W.astype(np.float32), b.astype(np.float32)
+
+
+def screened(mp, chunk: int = 16) -> None:
+    """Send every head, however small, down the path of large heads."""
+    mp.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+    mp.setattr(argmax_module, "SCREEN_CHUNK", chunk)
+    mp.setattr(interior_module, "SIMPLEX_MIN_DIMENSION", 0)
+
+
+# --- the tests -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_screened_engine_agrees_with_a_simplex_run_per_label(seed, tmp_path):
+    W, b = planted_head(seed, 70, 5, inside=10)
+    with pytest.MonkeyPatch.context() as mp:
+        screened(mp)
+        result = analyze_with_bias(W, b, neighbours=3)
+    assert result.lifted.screened
+    assert result.argmax.argmaxable == simplex_argmaxable(W, b)
+    # The planted labels, both labels of the equal pair, and the lower one of the
+    # pair equal up to the bias never win.
+    assert set(range(10)) | {10, 11, 13} <= set(result.argmax.unargmaxable)
+    check_evidence(W, b, result.argmax, result.ties, drop_in_bias_units(W, b))
+    path = tmp_path / "c.zip"
+    write_analyze_certificate(path, result, W, bias=b)
+    for backend in ("python", "numpy"):
+        assert "with a bias" in check_file(path, backend=backend)
+
+
+def test_simplex_evidence_with_floor_rows_is_written_and_checked(tmp_path):
+    W, b = planted_head(3, 60, 4, inside=12)
+    with pytest.MonkeyPatch.context() as mp:
+        screened(mp)
+        result = analyze_with_bias(W, b, neighbours=2)
+    simplices = [e for e in result.argmax.evidence if isinstance(e, SimplexCertificate)]
+    assert simplices, "the planted labels should be proven inside a simplex"
+    n = len(W)
+    assert any(k >= n for e in simplices for k in e.support), "a floor row in a support"
+    check_evidence(W, b, result.argmax, result.ties, drop_in_bias_units(W, b))
+    path = tmp_path / "c.zip"
+    write_analyze_certificate(path, result, W, bias=b)
+    with zipfile.ZipFile(path) as z:
+        manifest = json.loads(z.read("manifest.json"))
+    assert manifest["input"]["drop"] == result.lifted.drop
+    assert "simplices" in check_file(path, backend="python")
+    assert "simplices" in check_file(path, backend="numpy")
+
+
+def _rewrite_manifest(path, out, change):
+    with zipfile.ZipFile(path) as z:
+        members = [(info, z.read(info.filename)) for info in z.infolist()]
+    with zipfile.ZipFile(out, "w") as z:
+        for info, data in members:
+            if info.filename == "manifest.json":
+                doc = json.loads(data)
+                change(doc)
+                data = json.dumps(doc).encode()
+            z.writestr(info, data)
+    return out
+
+
+def _rewrite_member(path, out, name, array):
+    with zipfile.ZipFile(path) as z:
+        members = [(info, z.read(info.filename)) for info in z.infolist()]
+    with zipfile.ZipFile(out, "w") as z:
+        for info, data in members:
+            if info.filename == name:
+                import io
+
+                buffer = io.BytesIO()
+                np.lib.format.write_array(buffer, array, allow_pickle=False)
+                data = buffer.getvalue()
+            z.writestr(info, data)
+    return out
+
+
+@pytest.fixture(scope="module")
+def simplex_certificate(tmp_path_factory):
+    W, b = planted_head(3, 60, 4, inside=12)
+    with pytest.MonkeyPatch.context() as mp:
+        screened(mp)
+        result = analyze_with_bias(W, b, neighbours=2)
+    path = tmp_path_factory.mktemp("bias") / "c.zip"
+    write_analyze_certificate(path, result, W, bias=b)
+    with zipfile.ZipFile(path) as z:
+        support = np.load(z.open("simplex_support.npy"))
+    return path, result, support
+
+
+def _invalid(path) -> str:
+    messages = set()
+    for backend in ("python", "numpy"):
+        with pytest.raises(CertificateError) as err:
+            check_file(path, backend=backend)
+        messages.add(str(err.value))
+    assert len(messages) == 1
+    return messages.pop()
+
+
+@pytest.mark.parametrize("drop", ["halved", "doubled", "missing", "zero"])
+def test_a_tampered_drop_is_rejected(simplex_certificate, tmp_path, drop):
+    path, _, _ = simplex_certificate
+
+    def change(doc):
+        if drop == "missing":
+            del doc["input"]["drop"]
+        elif drop == "zero":
+            doc["input"]["drop"] = 0
+        else:
+            doc["input"]["drop"] = (doc["input"]["drop"] // 2 if drop == "halved"
+                                    else doc["input"]["drop"] * 2)
+
+    message = _invalid(_rewrite_manifest(path, tmp_path / "f.zip", change))
+    if drop == "missing":
+        assert "needs input.drop" in message
+    elif drop == "zero":
+        assert "input.drop" in message
+    else:
+        # Another drop moves every floor row: some simplex no longer holds its label
+        # (the planted labels sit in simplices with floor rows).
+        assert "is not strictly inside the simplex" in message
+
+
+def test_a_drop_without_a_bias_is_rejected(tmp_path):
+    W = [[1, 0], [0, 1], [-1, 0], [0, -1], [0, 0]]
+    from verify.analyze.report import analyze
+
+    path = tmp_path / "c.zip"
+    write_analyze_certificate(path, analyze(W, cells=False), W)
+    forged = _rewrite_manifest(path, tmp_path / "f.zip",
+                               lambda doc: doc["input"].update(drop=4))
+    assert "only a head with a bias has floor rows" in _invalid(forged)
+
+
+@pytest.mark.parametrize("how", ["beyond the floor rows", "its own row", "twice"])
+def test_a_tampered_simplex_support_is_rejected(simplex_certificate, tmp_path, how):
+    path, result, support = simplex_certificate
+    n = result.n
+    with zipfile.ZipFile(path) as z:
+        labels = np.load(z.open("simplex_labels.npy"))
+    forged = support.copy()
+    r = int(np.flatnonzero((support >= n).any(axis=1))[0])
+    c = int(np.flatnonzero(support[r] >= n)[0])
+    if how == "beyond the floor rows":
+        forged[r, c] = 2 * n
+    elif how == "its own row":
+        forged[r, c] = int(labels[r])
+    else:
+        forged[r, c] = support[r, (c + 1) % support.shape[1]]
+    # The archive's hash covers Z and the bias only: the support is rewritten alone.
+    message = _invalid(_rewrite_member(path, tmp_path / "f.zip", "simplex_support.npy",
+                                       forged))
+    assert message.startswith(f"simplex[{r}] of label {int(labels[r])}")
+    assert ("listed twice" if how == "twice" else "is not allowed") in message
+
+
+def test_one_label_and_two_labels():
+    A = argmaxable_with_bias([[3, 1]], [5])
+    assert A.argmaxable == [0] and A.evidence[0].lifted[-1] > 0
+    T = tie_pairs_with_bias([[1], [1]], [0, 0])
+    assert T.can_tie(0, 1) is True  # equal logits everywhere, nobody above
+    T = tie_pairs_with_bias([[1], [1]], [0, 1])
+    assert T.can_tie(0, 1) is False
+
+
+def test_equal_rows_and_rows_equal_up_to_the_bias():
+    W = [[1, 0], [1, 0], [0, 1], [0, 1], [-1, -1], [-1, -1]]
+    b = [0, 0, 2, 1, 0, Fraction(1, 2)]
+    A = argmaxable_with_bias(W, b)
+    # 0 and 1 equal in both: neither wins; 3 is 2 lowered; 4 is 5 lowered.
+    assert A.argmaxable == [2, 5] == simplex_argmaxable(W, b)
+    T = tie_pairs_with_bias(W, b)
+    assert T.can_tie(0, 1) is True  # equal logits, on top far out along x_1
+    assert T.can_tie(2, 3) is False  # 3 is always 1 below 2
+    assert T.can_tie(2, 5) is True
+    check_evidence(W, b, A, T)
+
+
+def test_entries_beyond_int64_go_through_python_integers():
+    big = 10 ** 25
+    W = [[big, 0], [0, big], [-big, 0], [0, -big], [1, 1]]
+    b = [0, 0, 0, 0, -1]
+    head = bias_head(W, b)
+    assert head.Zarr is None
+    A = argmaxable_with_bias(W, b)
+    assert A.argmaxable == [0, 1, 2, 3] == simplex_argmaxable(W, b)
+    check_evidence(W, b, A, tie_pairs_with_bias(W, b))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_floating_point_lp_per_label_agrees_where_its_margin_is_clear(seed):
+    W, b = planted_head(seed + 10, 40, 3, inside=6)
+    A = argmaxable_with_bias(W, b)
+    compared = 0
+    for i in range(len(W)):
+        t = lp_margin(W, b, i)
+        if abs(t) > 1e-7:
+            assert A.is_argmaxable(i) == (t > 0), (i, t)
+            compared += 1
+    assert compared >= 30
+
+
+def test_the_result_does_not_depend_on_the_number_of_workers(tmp_path):
+    W, b = planted_head(7, 80, 4, inside=8)
+    outputs = []
+    for jobs in (1, 2):
+        with pytest.MonkeyPatch.context() as mp:
+            screened(mp)
+            result = analyze_with_bias(W, b, neighbours=2, jobs=jobs)
+        path = tmp_path / f"c{jobs}.zip"
+        write_analyze_certificate(path, result, W, bias=b)
+        outputs.append(path.read_bytes())
+    assert outputs[0] == outputs[1]
+
+
+def test_a_bias_from_float32_arrays_is_taken_exactly():
+    rng = np.random.default_rng(5)
+    W = rng.standard_normal((30, 3)).astype(np.float32)
+    b = (rng.standard_normal(30) * 3).astype(np.float32)
+    A = argmaxable_with_bias(W, b)
+    assert A.argmaxable == simplex_argmaxable(W, b)
+    check_evidence(W, b, A, tie_pairs_with_bias(W, b))
