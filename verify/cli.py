@@ -19,8 +19,9 @@ INPUT_HELP = (
     "(0.1 is 1/10, also as a JSON number) and fractions p/q. Floats in .npy files are "
     "taken at their exact binary value (0.1 as a float64 is 3602879701896397/2^55). "
     "Also a checkpoint: .safetensors, a sharded model.safetensors.index.json or a "
-    "directory holding one; its head (lm_head.weight, else the tied input embeddings) "
-    "is read exactly (heads of up to a few million entries).")
+    "directory holding one; its head (lm_head.weight, else a classification head such "
+    "as classifier.weight or score.weight, else the tied input embeddings) is read "
+    "exactly (heads of up to a few million entries).")
 
 
 class Parser(argparse.ArgumentParser):
