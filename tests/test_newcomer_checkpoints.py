@@ -138,3 +138,16 @@ def test_a_missing_path_is_said_not_to_exist(tmp_path, run_cli, missing, command
     assert line.startswith(f"verify: error: {path}: ")
     assert "unknown extension" not in line and "PyTorch" not in line
     assert line.endswith(("does not exist (no such file or directory)", "file not found"))
+
+
+def test_pattern_notes_the_tensor_it_read(tmp_path, run_cli):
+    tensors, _, _ = MODELS["llama-sequence-classification"]
+    path = checkpoint(tmp_path, tensors)
+    code, out, err = run_cli(["pattern", "--matrix", path, "--kind", "ranking"])
+    assert code == 0, err
+    assert err == f"verify: note: score.weight of {path} (F32, 2 x 4)\n"
+    assert out.startswith(f"ranking pattern R(W) of {path}: 2 labels in dimension 4\n")
+    plain = tmp_path / "plain.json"
+    plain.write_text("[[1, 0], [0, 1]]")
+    code, out, err = run_cli(["pattern", "--matrix", plain])
+    assert code == 0 and err == ""  # no note for a plain matrix file

@@ -557,6 +557,7 @@ def run_pattern(args) -> int:
                          "ranking pattern: use --kind ranking (and the cocircuit method)")
     rows = read_matrix(args.matrix)
     n, d = len(rows), len(rows[0])
+    _note_tensor(args.matrix)
     source = _pattern_source(args, rows)
     _refuse_too_many_lines(args, source)
     if args.certificate and args.certificate_format == "json":
@@ -581,6 +582,14 @@ def run_pattern(args) -> int:
     print(f"verify: certificate written to {args.certificate} ({written['cells']} "
           f"cells, {written['refutations']} refutations)", file=sys.stderr)
     return status
+
+
+def _note_tensor(path) -> None:
+    """Which tensor of a checkpoint was read, as a note on stderr (as analyze does)."""
+    from verify.io import checkpoint
+
+    if checkpoint.is_checkpoint(path):
+        print(f"verify: note: {checkpoint.load_tensor(path).label}", file=sys.stderr)
 
 
 def _refuse_too_many_lines(args, source) -> None:
