@@ -163,3 +163,15 @@ def test_pattern_states_a_refused_size_as_analyze_does(tmp_path):
                      r"enumerate: 200 distinct hyperplanes in rank 10 meet in up to about "
                      r"10\^15\.\d lines \(limit 20000000\)$", line)
     assert not re.search(r"\d{16}", line)
+
+
+def test_the_console_script_entry_point_dispatches_check(tmp_path, run_cli):
+    from verify.certificates.writers import pattern_certificate, write_certificate
+
+    code, out, _ = run_cli(["check", "--help"])
+    assert code == 0 and out.startswith("usage: python -m verify check")
+    cert = tmp_path / "p.cert.json"
+    write_certificate(cert, pattern_certificate([[1, 0], [0, 1]], kind="sign", affine=False))
+    code, out, err = run_cli(["check", cert])
+    assert code == 0, err
+    assert out.startswith(f"{cert}: OK")
