@@ -91,6 +91,7 @@ def test_help_of_the_claim_kinds_names_their_claims():
     (["steck", "full-rank", "--n", "9", "--d", "7"],
      "--n, --d are not supported by steck full-rank"),
     (["theorem", "H.1", "--n", "7"], "--n is not supported by theorem H.1"),
+    (["steck", "eq2-unique", "--seed", "0"], "--seed is not supported by steck eq2-unique"),
     (["theorem", "5.5", "--matrix", H1_A], "search theorem 5.5"),
     (["example", "C.2", "--exhaustive"], "--exhaustive is not supported by example C.2"),
     (["lemma", "5.3", "--labels", "0", "1"], "--labels is not supported by lemma 5.3"),

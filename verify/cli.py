@@ -341,7 +341,9 @@ def run_claim(args) -> int:
 def _refuse_options(claim, args) -> None:
     """Refuse the options given that do not apply to ``claim``; then set every option
     that was not given to its default."""
-    given = [dest for dest in args.claim_defaults if getattr(args, dest) not in (None, False)]
+    # Identity, not equality: --seed 0 is given although 0 == False.
+    given = [dest for dest in args.claim_defaults
+             if getattr(args, dest) is not None and getattr(args, dest) is not False]
     refused = [_flag(dest) for dest in given if dest not in claim.accepted]
     if refused:
         verb = "is" if len(refused) == 1 else "are"
