@@ -19,16 +19,40 @@ INPUT_HELP = (
     "(0.1 is 1/10, also as a JSON number) and fractions p/q. Floats in .npy files are "
     "taken at their exact binary value (0.1 as a float64 is 3602879701896397/2^55). "
     "Also a checkpoint: .safetensors, a sharded model.safetensors.index.json or a "
-    "directory holding one; its head (lm_head.weight, else the tied input embeddings) "
-    "is read exactly (heads of up to a few million entries).")
+    "directory holding one; its head (lm_head.weight, else a classification head such "
+    "as classifier.weight or score.weight, else the tied input embeddings) is read "
+    "exactly (heads of up to a few million entries).")
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr (exit status 2): the
+    problem and where the usage is, instead of the usage and the problem."""
+
+    def error(self, message: str):
+        message = " ".join(message.split())
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def _version() -> str:
+    from verify import __version__
+
+    return f"cosine-verify {__version__}"
+
+
+CHECK_HELP = ("re-check certificate files with the standard library alone, or an analyze "
+              "certificate against the head it was made from ('python -m verify check "
+              "--help')")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="python -m verify",
         description="Exact, certificate-producing checks of sign patterns, ranking "
                     "patterns and the claims built on them.")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.add_argument("--version", action="version", version=_version(),
+                        help="print the distribution's name and version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND",
+                                parser_class=Parser)
     sub.required = True
 
     p = sub.add_parser(
@@ -51,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cocircuits: topes as compositions of cocircuits (fast); graph: "
                         "search of the arrangement graph with one exact LP per "
                         "candidate orthant (default: cocircuits)")
-    p.add_argument("--limit", type=non_negative_int, default=20, metavar="K",
+    p.add_argument("--limit", type=non_negative_int, default=None, metavar="K",
                    help="rows shown in the table (0: all; default 20)")
     p.add_argument("--format", choices=("table", "json", "jsonl", "npz"), default=None,
                    help="table (default); json (the same as --json); jsonl: one JSON "
@@ -131,21 +155,66 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run_search)
 
-    from verify.claims.registry import KINDS
+    p = sub.add_parser("check", help=CHECK_HELP, add_help=False,
+                       description=CHECK_HELP)
+    p.add_argument("arguments", nargs=argparse.REMAINDER)
+
+    from verify.claims.registry import CLAIMS, KINDS
 
     for kind in KINDS:
+        claims = [c for c in CLAIMS.values() if c.kind == kind]
+        noun, which = _KIND_NOUNS[kind]
+        names = _listing([c.number for c in claims])
         p = sub.add_parser(
-            kind, help=f"check a {kind} of the papers, e.g. "
-                       f"'python -m verify {kind} NUMBER' (see 'list')",
-            description=f"Check one {kind} of the papers exactly. For the claims about "
-                        "cosine and sign patterns (lemma 5.3, theorem 5.6) the check "
-                        "runs over enumerated integer matrices (--n, --d, --seed, "
-                        "--matrices), every small matrix (--exhaustive --box K) or one "
-                        "matrix (--matrix FILE).")
-        p.add_argument("number", help="the claim's number, e.g. 5.6")
+            kind, help=f"check {noun}: {names}",
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+            description=_wrapped(
+                f"Check {noun} exactly: 'python -m verify {kind} {which.upper()}' "
+                f"({names}; 'python -m verify list' states them). The sweeps (lemma 5.3, "
+                "theorem 5.6, proposition E.2) run over enumerated integer matrices "
+                "(--n, --d, --seed, --matrices), every small matrix (--exhaustive --box "
+                "K) or one matrix (--matrix FILE). An option that does not apply to the "
+                "claim is an error."),
+            epilog=_claim_options_epilog(claims))
+        p.add_argument("number", metavar=which.upper(), help=f"the claim's {which}: {names}")
         _add_claim_options(p)
         p.set_defaults(run=run_claim, kind=kind)
     return parser
+
+
+#: kind -> (what one claim of that kind is called, what names it)
+_KIND_NOUNS = {
+    "lemma": ("a lemma of Nielsen & Grivas", "number"),
+    "theorem": ("a theorem of Nielsen & Grivas", "number"),
+    "proposition": ("a proposition of Nielsen & Grivas", "number"),
+    "example": ("an example of Nielsen & Grivas", "number"),
+    "appendix": ("an appendix of Nielsen & Grivas", "letter"),
+    "steck": ("a claim of Steck et al.", "name"),
+}
+
+
+def _listing(items: list[str]) -> str:
+    """``'a'``, ``'a or b'``, ``'a, b or c'``."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} or {items[-1]}"
+
+
+def _wrapped(text: str) -> str:
+    import textwrap
+
+    return textwrap.fill(text, width=88)
+
+
+def _flag(dest: str) -> str:
+    return "--" + dest.replace("_", "-")
+
+
+def _claim_options_epilog(claims) -> str:
+    """Which options apply to which claim."""
+    lines = ["options by claim (every claim also takes --json and --certificate):"]
+    for claim in claims:
+        taken = ", ".join(_flag(d) for d in claim.options) or "no other options"
+        lines.append(_wrapped(f"  {claim.id}: {taken}").replace("\n", "\n      "))
+    return "\n".join(lines)
 
 
 def _add_claim_options(p) -> None:
@@ -189,9 +258,18 @@ def _add_claim_options(p) -> None:
                         "theorem 3.4")
     p.add_argument("--certificate", metavar="PATH",
                    help="write the evidence as a certificate for 'python -m verify check'")
+    # Every option's default is None (False for flags) in the namespace, so that an
+    # option given to a claim it does not apply to is seen; run_claim puts the
+    # defaults back.
+    defaults = {a.dest: a.default for a in p._actions
+                if a.option_strings and a.dest != "help"}
+    p.set_defaults(**{dest: None for dest in defaults}, claim_defaults=defaults)
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
+    if argv[:1] == ["check"]:
+        return _check(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -215,6 +293,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+def _check(argv: list[str]) -> int:
+    """``check``: the standard-library checker, or the check against a matrix file."""
+    if any(a == "--matrix" or a.startswith("--matrix=") for a in argv):
+        return check_against_matrix(argv)
+    from verify.checker.core import main as check_main
+
+    return check_main(argv)
+
+
 # --- claims -------------------------------------------------------------------------
 
 def run_list(args) -> int:
@@ -236,6 +323,7 @@ def run_claim(args) -> int:
     from verify.claims.registry import get_claim
 
     claim = get_claim(args.kind, args.number)
+    _refuse_options(claim, args)
     args.claim_id = claim.id
     report = claim.run(args)
     if args.certificate:
@@ -248,6 +336,24 @@ def run_claim(args) -> int:
     else:
         _print_outcome(claim, report)
     return 0 if report.holds else 1
+
+
+def _refuse_options(claim, args) -> None:
+    """Refuse the options given that do not apply to ``claim``; then set every option
+    that was not given to its default."""
+    # Identity, not equality: --seed 0 is given although 0 == False.
+    given = [dest for dest in args.claim_defaults
+             if getattr(args, dest) is not None and getattr(args, dest) is not False]
+    refused = [_flag(dest) for dest in given if dest not in claim.accepted]
+    if refused:
+        verb = "is" if len(refused) == 1 else "are"
+        why = f" ({claim.fixed})" if claim.fixed else ""
+        taken = ", ".join(_flag(d) for d in claim.accepted)
+        raise InputError(f"{', '.join(refused)} {verb} not supported by {claim.id}{why}; "
+                         f"its options: {taken}")
+    for dest, default in args.claim_defaults.items():
+        if getattr(args, dest) is None:
+            setattr(args, dest, default)
 
 
 def _write_claim_certificate(claim, args, report) -> None:
@@ -287,6 +393,12 @@ def _print_sweep_report(claim, report) -> None:
                         sorted(report.skip_reasons.items()))
     print(f"checked {report.checked}, skipped {report.skipped}"
           + (f" (outside the hypotheses: {skipped})" if skipped else ""))
+    if claim.id == "proposition E.2":
+        print(f"cells compared: {report.cells} (left side: exact rational engine; right "
+              f"side: each open orthant decided on its own by an exact LP, with a witness "
+              f"or a Gordan certificate)")
+        _print_sweep_verdict(report)
+        return
     print(f"cells compared: {report.cells} (left side: exact rational engine; right "
           f"side: exact chirotope of the cosine matrix)")
     stats = report.stats
@@ -299,6 +411,10 @@ def _print_sweep_report(claim, report) -> None:
               f"determinants over Q(sqrt ...)")
     print(f"chirotopes agree up to a global sign: {report.chirotopes_agreed} of "
           f"{report.checked}")
+    _print_sweep_verdict(report)
+
+
+def _print_sweep_verdict(report) -> None:
     if report.holds:
         which = ("the checked matrix" if report.checked == 1
                  else f"all {report.checked} checked matrices")
@@ -428,19 +544,30 @@ def run_pattern(args) -> int:
                          "the cocircuit method: leave out --method graph")
     if args.certificate_format != "json" and not args.certificate:
         raise InputError("--certificate-format needs --certificate PATH")
+    if args.count_only and (fmt in ("jsonl", "npz") or args.output):
+        raise InputError("--count-only prints the count (as JSON with --json): "
+                         "--format jsonl/npz and --output do not apply")
+    if args.limit is not None and (fmt != "table" or args.count_only):
+        raise InputError("--limit applies to the table: leave it out with --json, "
+                         "--format and --count-only")
+    if args.output and fmt == "table":
+        raise InputError("--output writes --format json, jsonl or npz: give one of them")
+    args.limit = 20 if args.limit is None else args.limit
     if args.certificate_format == "jsonl" and (args.kind != "ranking" or
                                                args.method != "cocircuits"):
         raise InputError("--certificate-format jsonl is the streamed certificate of a "
                          "ranking pattern: use --kind ranking (and the cocircuit method)")
     rows = read_matrix(args.matrix)
     n, d = len(rows), len(rows[0])
+    _note_tensor(args.matrix)
+    source = _pattern_source(args, rows)
+    _refuse_too_many_lines(args, source)
     if args.certificate and args.certificate_format == "json":
         from verify.certificates.writers import pattern_certificate, write_certificate
 
         write_certificate(args.certificate,
                           pattern_certificate(rows, kind=args.kind, affine=args.affine))
         print(f"verify: certificate written to {args.certificate}", file=sys.stderr)
-    source = _pattern_source(args, rows)
     for w in source.warnings:
         print(f"verify: warning: {w}", file=sys.stderr)
     if not (args.certificate and args.certificate_format == "jsonl"):
@@ -457,6 +584,35 @@ def run_pattern(args) -> int:
     print(f"verify: certificate written to {args.certificate} ({written['cells']} "
           f"cells, {written['refutations']} refutations)", file=sys.stderr)
     return status
+
+
+def _note_tensor(path) -> None:
+    """Which tensor of a checkpoint was read, as a note on stderr (as analyze does)."""
+    from verify.io import checkpoint
+
+    if checkpoint.is_checkpoint(path):
+        print(f"verify: note: {checkpoint.load_tensor(path).label}", file=sys.stderr)
+
+
+def _refuse_too_many_lines(args, source) -> None:
+    """Refuse, before enumerating, a pattern whose cocircuits cannot be enumerated; its
+    size as ``analyze`` states it (``about 10^131.8``)."""
+    from math import comb
+
+    from verify.analyze.report import magnitude
+    from verify.arrangement.cocircuits import MAX_SUBSETS, generic_tope_count
+    from verify.io.errors import TooLargeError
+
+    if source.result is not None:
+        return
+    K, r = source.reduced.H.shape
+    lines = comb(K, r - 1) if r > 1 else 0
+    if lines > MAX_SUBSETS:
+        raise TooLargeError(
+            f"{args.matrix}: the {args.kind} pattern has up to "
+            f"{magnitude(generic_tope_count(K, r))} cells, too many to enumerate: "
+            f"{K} distinct hyperplanes in rank {r} meet in up to {magnitude(lines)} "
+            f"lines (limit {MAX_SUBSETS})")
 
 
 def _write_pattern(args, source, fmt: str, n: int, d: int) -> int:
@@ -684,7 +840,7 @@ def check_against_matrix(argv: list[str]) -> int:
     from verify.checker.core import CertificateError, UnknownFormat
     from verify.checker.core import main as check_main
 
-    p = argparse.ArgumentParser(prog="python -m verify check")
+    p = Parser(prog="python -m verify check")
     p.add_argument("certificate", metavar="CERT")
     p.add_argument("--matrix", required=True, metavar="FILE")
     p.add_argument("--tensor", metavar="NAME")

@@ -56,7 +56,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--tensor", metavar="NAME",
                    help="the head tensor of a checkpoint (.safetensors, a sharded "
                         "model.safetensors.index.json, or a directory); default: "
-                        "lm_head.weight, else the tied input embeddings")
+                        "lm_head.weight, else a classification head (classifier.weight, "
+                        "score.weight, ...), else the tied input embeddings")
     p.add_argument("--bias", metavar="NAME|FILE|auto",
                    help="a bias b (logits W x + b): a tensor of the checkpoint, a .npy "
                         "or text file with one entry per label, or 'auto' (the head's "

@@ -22,6 +22,11 @@ class Claim:
     establishes: str
     runner: str
     sweep: bool = False  # checked over families of enumerated matrices
+    #: the command-line options the check uses besides ``--json`` and
+    #: ``--certificate`` (argparse ``dest`` names); any other is refused
+    options: tuple[str, ...] = ()
+    #: what the check runs on when it takes no matrix: said when an option is refused
+    fixed: str = ""
 
     @property
     def kind(self) -> str:
@@ -31,10 +36,26 @@ class Claim:
     def number(self) -> str:
         return self.id.split(maxsplit=1)[1]
 
+    @property
+    def accepted(self) -> tuple[str, ...]:
+        """Every command-line option (``dest`` name) that applies to this claim."""
+        return COMMON_OPTIONS + self.options
+
     def run(self, options):
         module, function = self.runner.split(":")
         return getattr(import_module(module), function)(self, options)
 
+
+#: Options of every claim: the report as JSON, the evidence as a certificate.
+COMMON_OPTIONS = ("json", "certificate")
+#: Options of the sweeps: the family of matrices, how it is run, where files go.
+SWEEP_OPTIONS = ("n", "d", "seed", "matrices", "exhaustive", "box", "matrix", "quiet",
+                 "output_dir", "jobs", "scheduler", "checkpoint", "shard", "merge")
+#: Options of the claims about one pair of labels of one matrix.
+PAIR_OPTIONS = ("matrix", "labels")
+
+STECK_INSTANCES = ("it is checked on built-in exact instances: X = U Sigma V^T with "
+                   "rational orthogonal U, V")
 
 #: The claims in the order of ``CLAIMS.md`` (and of ``list`` and ``all``).
 ORDER = ("lemma 3.1", "lemma 3.2", "lemma 3.3", "theorem 3.4", "appendix D",
@@ -53,7 +74,7 @@ _CLAIMS: dict[str, Claim] = {c.id: c for c in [
                     "matrix over Q(sqrt ...), computed independently and compared, "
                     "for every enumerated matrix",
         runner="verify.claims.sweep:run_cosine_claim",
-        sweep=True),
+        sweep=True, options=SWEEP_OPTIONS),
     Claim(
         id="theorem 5.5",
         statement="The cosine matrix C(W) (and so the sign pattern S(W)) does not "
@@ -63,7 +84,8 @@ _CLAIMS: dict[str, Claim] = {c.id: c for c in [
                     "instance: C(W_1) = C(W_2) exactly, rankings of R(W_1) with label 2 "
                     "first (exact witnesses), and a Gordan certificate that label 2 is "
                     "never first in model 2",
-        runner="verify.claims.theorem_55:run"),
+        runner="verify.claims.theorem_55:run",
+        fixed="it checks the paper's instances; 'python -m verify search theorem 5.5' looks for other pairs"),
     Claim(
         id="theorem 5.6",
         statement="If the rows of B_n W are non-zero, S(C(B_n W)) = R(W): the cosines "
@@ -74,7 +96,7 @@ _CLAIMS: dict[str, Claim] = {c.id: c for c in [
                     "exact chirotope of the cosine matrix of B_n W, computed "
                     "independently and compared, for every enumerated matrix",
         runner="verify.claims.sweep:run_cosine_claim",
-        sweep=True),
+        sweep=True, options=SWEEP_OPTIONS),
     Claim(
         id="theorem H.1",
         statement="The sign pattern of a point configuration does not determine its "
@@ -83,7 +105,8 @@ _CLAIMS: dict[str, Claim] = {c.id: c for c in [
         establishes="S([1|A]) = S([1|B]) (20 sign vectors each, complete, chirotopes "
                     "equal up to sign) while R(A) != R(B): every ranking on one side "
                     "only, with a witness there and a Gordan certificate on the other",
-        runner="verify.claims.theorem_h1:run"),
+        runner="verify.claims.theorem_h1:run",
+        fixed="it checks the paper's configurations A and B; 'python -m verify search theorem H.1' looks for other pairs"),
     Claim(
         id="lemma 3.1",
         statement="Adding any u in R^d to every unembedding w_i leaves all softmax "
@@ -94,7 +117,8 @@ _CLAIMS: dict[str, Claim] = {c.id: c for c in [
                     "3 x 2 W, u and x symbolic), and exactly on example C.1 (or --matrix): "
                     "the logits of the translated model are the old ones plus one "
                     "constant, for several rational u and x",
-        runner="verify.claims.translation:run_lemma_3_1"),
+        runner="verify.claims.translation:run_lemma_3_1",
+        options=PAIR_OPTIONS),
     Claim(
         id="lemma 3.2",
         statement="For v_i != v_j, u = -(v_i + v_j)/2 gives cos(v_i + u, v_j + u) = -1.",
@@ -104,7 +128,8 @@ _CLAIMS: dict[str, Claim] = {c.id: c for c in [
                     "a.b < 0); that criterion checked in Q on example C.1's pair and "
                     "every pair of distinct vectors in {-1,0,1}^2 and {-1,0,1}^3 (or the "
                     "rows of --matrix)",
-        runner="verify.claims.translation:run_lemma_3_2"),
+        runner="verify.claims.translation:run_lemma_3_2",
+        options=PAIR_OPTIONS),
     Claim(
         id="lemma 3.3",
         statement="For any v_i, v_j some u gives cos(v_i + u, v_j + u) = 1; for v_i != v_j, "
@@ -114,7 +139,8 @@ _CLAIMS: dict[str, Claim] = {c.id: c for c in [
                     "cos = +1 iff (a.b)^2 = |a|^2|b|^2 and a.b > 0, checked in Q on the "
                     "same pairs as lemma 3.2; for v_i = v_j a u with v_i + u != 0 gives "
                     "a = b and cosine +1",
-        runner="verify.claims.translation:run_lemma_3_3"),
+        runner="verify.claims.translation:run_lemma_3_3",
+        options=PAIR_OPTIONS),
     Claim(
         id="theorem 3.4",
         statement="For a softmax classifier with w_i != w_j there are two models with the "
@@ -125,7 +151,8 @@ _CLAIMS: dict[str, Claim] = {c.id: c for c in [
                     "3.3; every logit difference unchanged as a polynomial identity in a "
                     "symbolic x and on rational inputs; cos(w'_i, w'_j) = -1 and +1 "
                     "decided in Q and confirmed as exact sums of square roots",
-        runner="verify.claims.translation:run_theorem_3_4"),
+        runner="verify.claims.translation:run_theorem_3_4",
+        options=PAIR_OPTIONS),
     Claim(
         id="appendix D",
         statement="Dot products between unembeddings can change sign between equivalent "
@@ -136,7 +163,8 @@ _CLAIMS: dict[str, Claim] = {c.id: c for c in [
                     "> 0 in an equivalent one, normalised distances 4 and 0; W -> 2W, "
                     "f -> f/2 keeps every logit (symbolic identity and exact inputs) and "
                     "doubles |w_i - w_j| exactly",
-        runner="verify.claims.translation:run_appendix_d"),
+        runner="verify.claims.translation:run_appendix_d",
+        options=PAIR_OPTIONS),
     Claim(
         id="proposition E.2",
         statement="S(M) is the set of open orthants of R^N met by the column span of M.",
@@ -145,7 +173,7 @@ _CLAIMS: dict[str, Claim] = {c.id: c for c in [
                     "open orthants decided on its own by the exact LP oracle (witness "
                     "or Gordan certificate) gives exactly the engine's sign pattern",
         runner="verify.claims.sweep:run_cosine_claim",
-        sweep=True),
+        sweep=True, options=SWEEP_OPTIONS),
     Claim(
         id="example C.1",
         statement="For the W of example C.1, cos(w_0, w_1) = 0.8; translating by Lemma "
@@ -154,7 +182,8 @@ _CLAIMS: dict[str, Claim] = {c.id: c for c in [
         hypotheses="the paper's W",
         establishes="the three cosines exactly, and B_n W identical for the three "
                     "models (every logit difference agrees for every input)",
-        runner="verify.claims.examples:run_c1"),
+        runner="verify.claims.examples:run_c1",
+        fixed="it checks the paper's W"),
     Claim(
         id="example C.2",
         statement="Centered W: cos(w_0, w_1) ~ 0.32 and cos(w_1, w_2) ~ -0.59, yet both "
@@ -164,7 +193,8 @@ _CLAIMS: dict[str, Claim] = {c.id: c for c in [
         establishes="exact cosines (the paper's decimals as exact bounds), each tie "
                     "decided by an exact LP with a witness or a certificate, and the "
                     "nearest cosine neighbours compared with the tie partners",
-        runner="verify.claims.examples:run_c2"),
+        runner="verify.claims.examples:run_c2",
+        fixed="it checks the paper's W"),
     Claim(
         id="example C.3",
         statement="Centered W with unit rows (entries with sqrt(39)/20): cos(w_0, w_1) = "
@@ -173,7 +203,8 @@ _CLAIMS: dict[str, Claim] = {c.id: c for c in [
         hypotheses="the paper's W",
         establishes="exact arithmetic in Q(sqrt 39): the cosines, and both tie "
                     "questions by an exact LP over Q(sqrt 39)",
-        runner="verify.claims.examples:run_c3"),
+        runner="verify.claims.examples:run_c3",
+        fixed="it checks the paper's W"),
     Claim(
         id="steck eq1-invariance",
         statement="Objective (1) |X - XAB^T|^2 + lambda |AB^T|^2 is unchanged by A -> AD, "
@@ -184,7 +215,8 @@ _CLAIMS: dict[str, Claim] = {c.id: c for c in [
                     "a rational instance X = U Sigma V^T (Cayley orthogonal U, V); the "
                     "three cosine matrices, exact sums of square roots, differ between "
                     "D = I and D = diag(2, 1/3)",
-        runner="verify.claims.steck:run_eq1_invariance"),
+        runner="verify.claims.steck:run_eq1_invariance",
+        fixed=STECK_INSTANCES),
     Claim(
         id="steck eq1-closed-form",
         statement="A minimiser of (1) is AB^T = V_k diag(1/(1 + lambda/sigma_i^2)) V_k^T "
@@ -197,7 +229,8 @@ _CLAIMS: dict[str, Claim] = {c.id: c for c in [
                     "A = B = V_k diag(..)^(1/2) reproduces it, and for k < p both partial "
                     "gradients vanish and no other choice of k singular directions is "
                     "lower",
-        runner="verify.claims.steck:run_eq1_closed_form"),
+        runner="verify.claims.steck:run_eq1_closed_form",
+        fixed=STECK_INSTANCES),
     Claim(
         id="steck full-rank",
         statement="For k = p and D = diag(1/(1 + lambda/sigma_i^2))^(1/2) applied to "
@@ -209,7 +242,8 @@ _CLAIMS: dict[str, Claim] = {c.id: c for c in [
                     "(1), B D^-1 = V and item-item cosine = I, user-item cosine = "
                     "row-normalised dot products (same item ranking per user), and with "
                     "D^-1: A D^-1 = V and user-user cosine of XV = cosine of the rows of X",
-        runner="verify.claims.steck:run_full_rank"),
+        runner="verify.claims.steck:run_full_rank",
+        fixed=STECK_INSTANCES),
     Claim(
         id="steck eq2-unique",
         statement="Objective (2) |X - XAB^T|^2 + lambda (|XA|^2 + |B|^2) has minimiser "
@@ -222,7 +256,8 @@ _CLAIMS: dict[str, Claim] = {c.id: c for c in [
                     "soft-thresholded SVD, the value beats the other stationary points, a "
                     "diagonal rescaling raises (2) while a rational rotation (Cayley) keeps "
                     "it and keeps all three cosine matrices exactly",
-        runner="verify.claims.steck:run_eq2_unique"),
+        runner="verify.claims.steck:run_eq2_unique",
+        fixed=STECK_INSTANCES),
 ]}
 
 CLAIMS: dict[str, Claim] = {i: _CLAIMS[i] for i in ORDER if i in _CLAIMS}

@@ -21,8 +21,9 @@ float32 of the same value), ``F64`` to float64, integers to int64.  A finite bin
 float is a dyadic rational, which :meth:`LoadedTensor.rows` returns as ``fmpq``.
 
 Without a tensor name the head is the first of :data:`HEAD_NAMES` present (output
-heads first, then tied input embeddings), else the checkpoint's only tensor, else its
-only 2-D tensor; otherwise the error lists the 2-D candidates.
+heads first, then classification heads, then tied input embeddings), else the
+checkpoint's only tensor, else its only 2-D tensor; otherwise the error lists the 2-D
+candidates.
 
 Every problem is an :class:`~verify.io.errors.InputError` whose one-line message starts
 with the file concerned; rows and columns are counted from 0.
@@ -57,9 +58,9 @@ __all__ = [
 ]
 
 #: Names of the output head, in order of preference; the first present is the head.
-#: Output layers come first; then input embeddings, which are the head of models that
-#: tie them to the output (GPT-2, BERT, Gemma, T5, ...) and are often the only copy
-#: stored.  An untied model's input embedding is used only when its checkpoint holds
+#: Output layers come first, then classification heads; then input embeddings, which
+#: are the head of models that tie them to the output (GPT-2, BERT, Gemma, T5, ...) and
+#: are often the only copy stored.  An untied model's input embedding is used only when its checkpoint holds
 #: no output layer; the description always names the tensor used.
 HEAD_NAMES = (
     "lm_head.weight",                      # Llama, Mistral, Qwen, OPT, GPT-J, Falcon, Phi
@@ -67,6 +68,13 @@ HEAD_NAMES = (
     "cls.predictions.decoder.weight",      # BERT masked LM (when stored untied)
     "embed_out.weight",                    # GPT-NeoX, Pythia
     "output.weight",                       # Meta and Mistral "consolidated" checkpoints
+    "vocab_projector.weight",              # DistilBERT masked LM (when stored untied)
+    # classification heads (the labels are the classes), before any input embedding
+    "classifier.weight",                   # BERT, DistilBERT, ViT, ... ForSequence-
+                                           # / ForTokenClassification
+    "classifier.out_proj.weight",          # RoBERTa, XLM-R, DeBERTa-v2 classification
+    "score.weight",                        # Llama, Mistral, Qwen2, GPT-2 ...
+                                           # ForSequenceClassification
     "model.embed_tokens.weight",           # Llama family, Mistral, Qwen2, Gemma (tied)
     "transformer.wte.weight",              # GPT-2 (GPT2LMHeadModel)
     "wte.weight",                          # GPT-2 as published (GPT2Model)
@@ -76,6 +84,7 @@ HEAD_NAMES = (
     "bert.embeddings.word_embeddings.weight",     # BERT (BertForMaskedLM)
     "embeddings.word_embeddings.weight",          # BERT (BertModel)
     "roberta.embeddings.word_embeddings.weight",  # RoBERTa
+    "distilbert.embeddings.word_embeddings.weight",  # DistilBERT
     "transformer.word_embeddings.weight",  # BLOOM (BloomForCausalLM)
     "word_embeddings.weight",              # BLOOM (BloomModel)
     "gpt_neox.embed_in.weight",            # GPT-NeoX input embedding (untied)
@@ -97,6 +106,11 @@ AUTO_BIAS = {
                                           "cls.predictions.bias"),
     "embed_out.weight": ("embed_out.bias",),
     "output.weight": ("output.bias",),
+    "vocab_projector.weight": ("vocab_projector.bias",),
+    "distilbert.embeddings.word_embeddings.weight": ("vocab_projector.bias",),
+    "classifier.weight": ("classifier.bias",),
+    "classifier.out_proj.weight": ("classifier.out_proj.bias",),
+    "score.weight": ("score.bias",),
 }
 
 #: The exact readers (``rows()``) refuse tensors with more entries than this: a
@@ -317,6 +331,12 @@ def checkpoint_file(directory) -> Path:
         if len(found) > 1:
             shown = ", ".join(found[:4]) + (", ..." if len(found) > 4 else "")
             raise _fail(directory, f"{len(found)} files *{suffix} ({shown}): name one")
+    from verify.io.matrix import PICKLE_EXTENSIONS, pickle_advice
+
+    pickles = [n for n in names if Path(n).suffix.lower() in PICKLE_EXTENSIONS]
+    if pickles:
+        raise _fail(directory, f"cannot read: no .safetensors file, only {pickles[0]}, "
+                               f"{pickle_advice(directory / pickles[0])}")
     raise _fail(directory, "cannot read: a directory without a .safetensors file or a "
                            "model.safetensors.index.json")
 

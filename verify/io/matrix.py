@@ -41,6 +41,26 @@ __all__ = ["read_matrix", "read_vector", "matrix_shape", "SUPPORTED_EXTENSIONS"]
 
 SUPPORTED_EXTENSIONS = (".json", ".csv", ".txt", ".npy")
 
+#: Extensions of PyTorch checkpoints (pickles): not read, since loading a pickle can
+#: run code; :func:`pickle_advice` says how to convert them.
+PICKLE_EXTENSIONS = (".pt", ".pth", ".bin", ".ckpt")
+
+
+def pickle_advice(path) -> str:
+    """How to convert the PyTorch checkpoint at ``path`` to ``.safetensors``, next to
+    it (one line)."""
+    def quoted(p) -> str:
+        return "'" + _one_line(os.fspath(p)).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+    target = Path(path).parent / "model.safetensors"
+    return ("a PyTorch checkpoint (a pickle, which is not read: loading it can run code); "
+            "convert it to .safetensors, e.g. python -c \"import torch; from "
+            "safetensors.torch import save_file; save_file({k: v.clone().contiguous() for "
+            f"k, v in torch.load({quoted(path)}, map_location='cpu', weights_only=True)"
+            f".items()}}, {quoted(target)})\", or with transformers: save_pretrained(DIR) "
+            "writes DIR/model.safetensors")
+
+
 ParseEntry = Callable[[str], object]
 
 
@@ -326,6 +346,10 @@ def _read_file(path, parse_entry: ParseEntry, *, vector: bool = False) -> list[l
     path = Path(path)
     suffix = path.suffix.lower()
     try:
+        if not path.exists() and suffix not in SUPPORTED_EXTENSIONS:
+            raise _Problem("does not exist (no such file or directory)")
+        if suffix in PICKLE_EXTENSIONS:
+            raise _Problem(pickle_advice(path))
         if suffix not in SUPPORTED_EXTENSIONS:
             raise _Problem(
                 f"unknown extension {suffix or '(none)'!s}; "
