@@ -645,9 +645,10 @@ class ExactHead:
         ``SCREEN_CHUNK`` labels, on ``workers`` if given), then the rest one by one."""
         from verify.analyze.parallel import Workers
 
+        workers = workers or Workers(self)
+        unique = self._blob_labels(unique, evidence, progress, workers)
         rows = np.asarray(unique, dtype=np.intp)
         chunks = [rows[lo:lo + SCREEN_CHUNK] for lo in range(0, rows.size, SCREEN_CHUNK)]
-        workers = workers or Workers(self)
         results = workers.map(screen_labels, chunks,
                               lambda r: _tick(progress, len(r[0])))
         tasks = []
@@ -661,6 +662,22 @@ class ExactHead:
         for (i, _, _), ev in zip(tasks, workers.map(decide_label, tasks,
                                                     lambda r: _tick(progress, 1))):
             evidence[i] = ev
+
+    def _blob_labels(self, unique: list[int], evidence: list, progress, workers) -> list:
+        """Blobs of near-identical rows inside the hull, one support for each blob
+        (:mod:`verify.analyze.blobs`), before the screen, which would spend all its
+        rounds on each member; returns the labels still undecided."""
+        from verify.analyze.blobs import BLOB_MIN_SIZE, certify_blobs, near_duplicate_groups
+        from verify.analyze.simplex import SimplexCertificate
+
+        groups = near_duplicate_groups(self, unique, BLOB_MIN_SIZE)
+        if not groups:
+            return unique
+        found = certify_blobs(self, groups, workers)
+        for i, support in found.items():
+            evidence[i] = SimplexCertificate(support=support)
+        _tick(progress, len(found))
+        return [i for i in unique if evidence[i] is None]
 
     def _near_duplicate_labels(self, tasks: list, evidence: list, progress,
                                workers) -> list:
