@@ -269,3 +269,68 @@ def test_the_runner_passes_and_skips(tmp_path):
     assert counts == {"commands": 3, "python": 2, "not run": 1, "shown": 1}
     assert [b.not_run for b in blocks(tmp_path / "doc.md")] == [None, "takes a week", None,
                                                                  None, None]
+
+
+# Links: every relative link of a document leads to a file of the repository, and an
+# anchor to a heading of that file.
+
+def _anchors(path: Path) -> set[str]:
+    anchors, seen = set(), {}
+    in_code = False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if re.match(r"^(`{3,}|~{3,})", line):
+            in_code = not in_code
+        heading = None if in_code else re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if heading:
+            slug = re.sub(r"[^\w\- ]", "", heading.group(1).lower()).replace(" ", "-")
+            count = seen.get(slug, 0)
+            seen[slug] = count + 1
+            anchors.add(slug if count == 0 else f"{slug}-{count}")
+            anchors.add(slug.strip("-"))  # renderers differ on punctuation at the ends
+    return anchors
+
+
+def links(path: Path) -> list[tuple[int, str]]:
+    found, in_code = [], False
+    for k, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if re.match(r"^(`{3,}|~{3,})", line):
+            in_code = not in_code
+        if not in_code:
+            found += [(k, target) for target in re.findall(r"\]\(([^)\s]+)\)", line)]
+    return found
+
+
+def broken_links(path: Path, root: Path = ROOT) -> list[str]:
+    broken = []
+    for line, target in links(path):
+        if re.match(r"[a-z]+:", target):  # https:, mailto:
+            continue
+        file, _, anchor = target.partition("#")
+        resolved = (path.parent / file).resolve() if file else path
+        if root not in resolved.parents and resolved != root:
+            broken.append(f"{path.name}:{line}: {target} leaves the repository")
+        elif not resolved.exists():
+            broken.append(f"{path.name}:{line}: {target} does not exist")
+        elif anchor and resolved.suffix == ".md" and anchor not in _anchors(resolved):
+            broken.append(f"{path.name}:{line}: {target}: no heading #{anchor}")
+    return broken
+
+
+@pytest.mark.parametrize("path", DOCUMENTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_links_lead_somewhere_in_the_repository(path):
+    assert broken_links(path) == []
+    text = path.read_text(encoding="utf-8")
+    assert "../shared" not in text and "CLAIMS.md" not in text
+
+
+def test_broken_links_are_found(tmp_path):
+    doc = tmp_path / "docs" / "doc.md"
+    doc.parent.mkdir()
+    (tmp_path / "docs" / "other.md").write_text("# Title\n## Size and time\n## Size and time\n")
+    (tmp_path.parent / "outside.md").write_text("# Outside\n")
+    doc.write_text("[a](other.md#size-and-time-1) [b](other.md#title) [c](https://x.org)\n"
+                   "[d](missing.md) [e](other.md#nothing) [f](#here) [g](#there)\n# Here\n"
+                   "```\n[h](inside-code.md)\n```\n[i](../../outside.md)\n")
+    assert broken_links(doc, root=tmp_path) == [
+        "doc.md:2: missing.md does not exist", "doc.md:2: other.md#nothing: no heading #nothing",
+        "doc.md:2: #there: no heading #there", "doc.md:7: ../../outside.md leaves the repository"]
