@@ -334,3 +334,18 @@ def test_broken_links_are_found(tmp_path):
     assert broken_links(doc, root=tmp_path) == [
         "doc.md:2: missing.md does not exist", "doc.md:2: other.md#nothing: no heading #nothing",
         "doc.md:2: #there: no heading #there", "doc.md:7: ../../outside.md leaves the repository"]
+
+
+def test_the_readme_starts_with_the_commands_ci_runs():
+    """The README's first block is the set-up command (which also runs the main job) and
+    the test command; `.ci/run` runs the same two."""
+    first = blocks(ROOT / "README.md")[0]
+    setup, test = [line.strip() for line in first.text.splitlines() if line.strip()]
+    install, _, main_job = setup.partition(" && ")
+    assert install == "python -m pip install -e '.[test]'"
+    assert main_job.startswith("python -m verify ")
+    assert test == "python -m pytest -q"
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
+    assert any(line.startswith("python -m pip install") and line.endswith("-e '.[test]'")
+               for line in ci), ci
+    assert any(line.startswith(test) for line in ci), ci
