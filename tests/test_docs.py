@@ -358,3 +358,18 @@ def test_the_readme_starts_with_the_commands_ci_runs():
     assert any(line.startswith("python -m pip install") and line.endswith("-e '.[test]'")
                for line in ci), ci
     assert any(line.startswith(test) for line in ci), ci
+
+
+def test_the_claims_page_covers_every_claim_in_order():
+    from verify.claims.registry import ORDER
+
+    text = (ROOT / "docs" / "claims.md").read_text(encoding="utf-8")
+    table = text[text.index("## Every claim at a glance"):]
+    rows = re.findall(r"^\| ([a-zA-Z][^|]*?) \| .* \| `python -m verify ([^`\[]*?)\s*(?:\[.*)?` \|$",
+                      table, flags=re.M)
+    assert [claim for claim, _ in rows] == list(ORDER)
+    assert all(command == claim or command.startswith(claim + " ") for claim, command in rows)
+    explained = text[:text.index("## Every claim at a glance")]
+    for claim in ORDER:  # and each is explained above the table, in bold
+        name = claim.split()[-1] if claim.startswith("steck") else claim[0].upper() + claim[1:]
+        assert f"**{name}." in explained or f"**{name}**" in explained, claim
