@@ -57,13 +57,15 @@ def blocks(path: Path) -> list[Block]:
     lines = path.read_text(encoding="utf-8").splitlines()
     found, k = [], 0
     while k < len(lines):
-        fence = re.match(r"^(`{3,}|~{3,})\s*([\w+-]*)", lines[k])
+        fence = re.match(r"^( *)(`{3,}|~{3,})\s*([\w+-]*)", lines[k])
         if not fence:
             k += 1
             continue
+        indent, marks, lang = fence.groups()
         start, body, k = k, [], k + 1
-        while k < len(lines) and not lines[k].startswith(fence.group(1)):
-            body.append(lines[k])
+        while k < len(lines) and not lines[k].strip().startswith(marks):
+            line = lines[k]
+            body.append(line[len(indent):] if line.startswith(indent) else line.lstrip())
             k += 1
         if k == len(lines):
             raise AssertionError(f"{path.name}:{start + 1}: unclosed code block")
@@ -71,7 +73,7 @@ def blocks(path: Path) -> list[Block]:
         while before >= 0 and not lines[before].strip():
             before -= 1
         marker = NOT_RUN.search(lines[before]) if before >= 0 else None
-        found.append(Block(path, start + 1, fence.group(2).lower(), "\n".join(body) + "\n",
+        found.append(Block(path, start + 1, lang.lower(), "\n".join(body) + "\n",
                            marker.group(1) if marker else None))
         k += 1
     return found
@@ -260,6 +262,7 @@ def _document(tmp_path, text: str) -> Path:
     ("```rust\nfn main() {}\n```\n", "unknown block language"),
     ("```console\n$ python -c 'print(1)' \\\n```\n", "inside a continued command"),
     ("```python\nx = 1\n", "unclosed"),
+    ("* a list item:\n\n  ```console\n  $ python -c 'print(1)'\n  2\n  ```\n", "did not print"),
 ])
 def test_the_runner_catches(tmp_path, text, problem):
     with pytest.raises(Exception, match=re.escape(problem)):
@@ -287,7 +290,7 @@ def _anchors(path: Path) -> set[str]:
     anchors, seen = set(), {}
     in_code = False
     for line in path.read_text(encoding="utf-8").splitlines():
-        if re.match(r"^(`{3,}|~{3,})", line):
+        if re.match(r"^ *(`{3,}|~{3,})", line):
             in_code = not in_code
         heading = None if in_code else re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
         if heading:
@@ -302,7 +305,7 @@ def _anchors(path: Path) -> set[str]:
 def links(path: Path) -> list[tuple[int, str]]:
     found, in_code = [], False
     for k, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if re.match(r"^(`{3,}|~{3,})", line):
+        if re.match(r"^ *(`{3,}|~{3,})", line):
             in_code = not in_code
         if not in_code:
             found += [(k, target) for target in re.findall(r"\]\(([^)\s]+)\)", line)]
