@@ -116,6 +116,38 @@ def test_bad_matrices_are_refused(bad, problem):
         verify.exact_matrix([[object()]])
 
 
+@pytest.mark.parametrize("bad, problem", [
+    ([1, 2, 3], "a list of rows.*a row 1"),
+    ((0.5, 1.5), "a list of rows.*a row 0.5"),
+    (["12", "34"], "a list of rows.*a row '12'"),
+    ("12", "a list of rows.*got str"),
+    (7, "a list of rows.*got int"),
+    ([[[1, 2]], [[3, 4]]], "2 dimensions"),
+])
+def test_what_is_not_a_matrix_is_a_value_error(bad, problem):
+    for function in (verify.exact_matrix, verify.sign_pattern, verify.ranking_pattern):
+        with pytest.raises(ValueError, match=problem):
+            function(bad)
+
+
+def test_rows_may_be_any_iterables():
+    assert str(verify.exact_matrix(((1, 2), iter([3, "1/2"])))) == "[[1, 2], [3, 1/2]]"
+    assert verify.exact_matrix(iter([np.array([1, 0]), np.array([0, 1])])) == [[1, 0], [0, 1]]
+
+
+def test_a_file_that_is_no_certificate_is_a_certificate_error(tmp_path):
+    for name, data in [("notes.md", b"# a heading\n"), ("latin1.json", b"\xff\xfe{"),
+                       ("archive.zip", b"PK\x03\x04 not really"), ("empty.json", b"")]:
+        path = tmp_path / name
+        path.write_bytes(data)
+        with pytest.raises(verify.CertificateError, match="not a certificate"):
+            verify.check_certificate(path)
+    with pytest.raises(verify.CertificateError, match="unknown format"):
+        verify.check_certificate({"format": "something else"})
+    with pytest.raises(FileNotFoundError):
+        verify.check_certificate(tmp_path / "missing.json")
+
+
 def test_results_read_well():
     S = verify.sign_pattern([[1, 0], [0, 1], [1, 1], [-1, 2]])
     assert repr(S) == ("SignPattern(4 x 2 matrix, rank 2, 4 hyperplanes, 8 cells: "

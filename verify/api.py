@@ -44,7 +44,8 @@ def exact_matrix(M, *, square_roots: bool = False) -> list[list]:
 
     ``M`` is a list of rows or an array (numpy, or anything with ``__array__``); floats
     are taken at their exact binary value. Raises ``ValueError`` for a ragged or empty
-    matrix, a bad entry, NaN or an infinity.
+    matrix, one that is not two-dimensional (a flat list of numbers), a bad entry, NaN
+    or an infinity, and ``TypeError`` for an entry that is not a number.
 
     >>> exact_matrix([[1, "1/3"], [0.5, "0.1"]])
     [[1, 1/3], [1/2, 1/10]]
@@ -58,6 +59,16 @@ def exact_matrix(M, *, square_roots: bool = False) -> list[list]:
         if array.dtype.kind not in "biufO":
             raise ValueError(f"entries of dtype {array.dtype} are not numbers")
         M = array.tolist()
+    if isinstance(M, (str, bytes)) or not hasattr(M, "__iter__"):
+        raise ValueError(f"expected a matrix (a list of rows), got {type(M).__name__}")
+    rows = []
+    for row in M:
+        if isinstance(row, (str, bytes)) or not hasattr(row, "__iter__"):
+            raise ValueError(f"expected a matrix (a list of rows), got a row {row!r}: "
+                             "a vector is a matrix of one row, [[...]]")
+        rows.append(list(row))
+        if any(isinstance(x, (list, tuple)) for x in rows[-1]):
+            raise ValueError("expected a matrix (2 dimensions), got an entry that is a list")
     from flint import fmpq
 
     from verify.numbers.rational import exact_from_float, parse_rational
@@ -82,7 +93,7 @@ def exact_matrix(M, *, square_roots: bool = False) -> list[list]:
             return exact_from_float(x)
         raise TypeError(f"not an exact number: {x!r} ({type(x).__name__})")
 
-    rows = [[exact(x) for x in row] for row in M]
+    rows = [[exact(x) for x in row] for row in rows]
     if not rows or not rows[0]:
         raise ValueError("the matrix needs at least one row and one column")
     if any(len(row) != len(rows[0]) for row in rows):
@@ -173,14 +184,18 @@ def check_certificate(certificate) -> str:
     """Check a certificate (a parsed JSON object, or the path of a JSON or a streamed
     certificate file) with the independent, standard-library-only checker
     (:mod:`verify.checker.core`); return the one-line summary of what it proves, or raise
-    :class:`~verify.checker.core.CertificateError` naming the failed check.
+    :class:`~verify.checker.core.CertificateError` naming the failed check (also for a
+    file that is not a certificate at all); ``OSError`` if the file cannot be read.
 
     >>> from verify.certificates.writers import pattern_certificate
     >>> check_certificate(pattern_certificate([[1, 0], [0, 1]], kind="sign", affine=False))
     'sign pattern, 4 cells, complete'
     """
-    from verify.checker.core import check_certificate as check, check_file
+    from verify.checker.core import UnknownFormat, check_certificate as check, check_file
 
-    if not isinstance(certificate, dict):
-        return check_file(certificate)  # a JSON or a streamed certificate
-    return check(certificate)
+    if isinstance(certificate, dict):
+        return check(certificate)
+    try:
+        return check_file(certificate)  # a JSON or a streamed certificate, an archive
+    except ValueError as exc:  # not JSON (json.JSONDecodeError), not text, a bad entry
+        raise UnknownFormat(f"{certificate}: not a certificate: {exc}") from exc

@@ -1,6 +1,6 @@
-"""The registry of claims: one object per claim of the seed papers.
+"""The registry of claims: one object per claim of the two papers.
 
-Each claim has an id as printed in the specification ``CLAIMS.md`` (``lemma 5.3``,
+Each claim has an id as printed in ``docs/claims.md`` (``lemma 5.3``,
 ``theorem 5.6``, ...), its statement, its hypotheses, what a check establishes, and
 the runner that checks it. Runners are named as ``module:function`` and imported only
 when the claim is run, so listing claims is cheap.
@@ -57,7 +57,7 @@ PAIR_OPTIONS = ("matrix", "labels")
 STECK_INSTANCES = ("it is checked on built-in exact instances: X = U Sigma V^T with "
                    "rational orthogonal U, V")
 
-#: The claims in the order of ``CLAIMS.md`` (and of ``list`` and ``all``).
+#: The claims in the order of the table in ``docs/claims.md`` (and of ``list`` and ``all``).
 ORDER = ("lemma 3.1", "lemma 3.2", "lemma 3.3", "theorem 3.4", "appendix D",
          "proposition E.2", "lemma 5.3", "theorem 5.5", "theorem 5.6", "theorem H.1",
          "example C.1", "example C.2", "example C.3", "steck eq1-invariance",
