@@ -797,23 +797,35 @@ def format_text(a: HeadAnalysis, source: str, *, limit: int = 20) -> str:
                  f"{c.neighbour_pairs_cannot_tie} of {c.neighbour_pairs}"
                  + (f" ({100 * frac:.1f}%)" if frac is not None else ""))
     un = a.argmax.unargmaxable
-    lines.append(f"argmaxable: {a.n - len(un)} of {a.n} labels, each with an exact "
-                 "witness input x (label i alone has the largest logit w_i . x)"
-                 + ("; each unargmaxable label with exact convex weights (w_i in the hull "
-                    "of the other rows) or proven strictly inside a simplex of other rows"
-                    if un else ""))
+    bias = getattr(a, "lifted", None) is not None
+    if bias:
+        lines.append(f"argmaxable: {a.n - len(un)} of {a.n} labels, each with an exact "
+                     "witness input x (label i alone has the largest logit w_i . x + b_i)"
+                     + ("; each unargmaxable label with exact convex weights (w_i = sum "
+                        "lambda_k w_k and b_i <= sum lambda_k b_k) or its lifted row "
+                        "(w_i, b_i) proven strictly inside a simplex of lifted and floor "
+                        "rows" if un else ""))
+    else:
+        lines.append(f"argmaxable: {a.n - len(un)} of {a.n} labels, each with an exact "
+                     "witness input x (label i alone has the largest logit w_i . x)"
+                     + ("; each unargmaxable label with exact convex weights (w_i in the "
+                        "hull of the other rows) or proven strictly inside a simplex of "
+                        "other rows" if un else ""))
     lines.append(f"unargmaxable: {_list(a, un, limit)}")
     for i in un[:limit]:
         e = a.argmax.evidence[i]
         if isinstance(e, SimplexCertificate):
-            lines.append(f"  w_{i} is strictly inside the simplex of {len(e.support)} other "
-                         "rows (proven by a verified inverse; with --certificate)")
+            rows = "lifted and floor rows" if bias else "other rows"
+            lines.append(f"  {'(w_%d, b_%d)' % (i, i) if bias else 'w_%d' % i} is strictly "
+                         f"inside the simplex of {len(e.support)} {rows} (proven by a "
+                         "verified inverse; with --certificate)")
             continue
         combo = " + ".join(f"{_coefficient(y)} w_{k}" for k, y in e.multipliers)
         if len(combo) > 160:
             support = ", ".join(f"w_{k}" for k, _ in e.multipliers)
             combo = (f"a convex combination of {support} (exact weights with --json)")
-        lines.append(f"  w_{i} = {combo}")
+        lines.append(f"  w_{i} = {combo}" + (" (and the same combination of b is at least b_%d)" % i
+                                             if bias else ""))
     t = a.ties
     ties = t.tie_pairs
     if t.complete:
