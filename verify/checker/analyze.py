@@ -5,8 +5,11 @@ library, shares no code with the engine, and decides everything exactly (Python
 integers). For large heads it uses numpy when numpy can be imported (loaded by name,
 optionally; without it every check runs on Python integers), and then only in two
 places, both exact: products ``Z x`` with a rigorous float64 error bound and an integer
-fallback for the entries the bound does not decide, and linear identities with integer
-coefficients checked modulo enough primes (Chinese remainder theorem). The format and
+fallback for the entries the bound does not decide (for ``Z`` beyond int64, such as a
+float64 head's, on a copy scaled by a power of two and correctly rounded), and linear
+identities with integer coefficients checked modulo enough primes (Chinese remainder
+theorem). Long witness checks show their progress on standard error when it is a
+terminal. The format and
 the argument are in ``docs/certificates.md`` (section "Claim `analyze`").
 
 Mathematics
@@ -37,7 +40,8 @@ Functions
 ``check_file(path, *, backend="auto", jobs=1) -> str``
     Check one certificate archive; return the summary or raise ``CertificateError``.
     With numpy, ``jobs`` forked processes share the blocks of witnesses (the verdict
-    and the message do not depend on it).
+    and the message do not depend on it). ``Progress`` writes a line on standard error
+    (only a terminal) during long witness checks.
 ``confirm_matrix(path, rows=None, *, file=None, array=None) -> str``
     Confirm that the certificate's ``Z`` is ``c`` times the given head.
 """
