@@ -1073,7 +1073,7 @@ def test_blocks_of_witnesses_of_any_width(tmp_path, monkeypatch):
         monkeypatch.undo()
     block = checker.NumpyArithmetic._block_columns
     for rows in (1, 2, 1000, 10 ** 6, 10 ** 8):
-        probe = type("P", (), {"Hi": np.zeros((rows, 1))})()
+        probe = type("P", (), {"F": np.zeros((rows, 1))})()
         assert block(probe) == max(1, min(4096, (256 << 20) // (48 * rows)))
 
 

@@ -742,7 +742,7 @@ class NumpyArithmetic(PythonArithmetic):
 
     def _float_points(self, rows):
         np = self.np
-        m, w = len(rows), self.Hi.shape[1]
+        m, w = len(rows), self.F.shape[1]
         try:
             ints = np.array(rows, dtype=np.int64).reshape(m, w)
             if not ints.size or int(np.abs(ints).max()) < 1 << 53:
@@ -759,7 +759,7 @@ class NumpyArithmetic(PythonArithmetic):
 
     def _block_columns(self) -> int:
         """Witnesses per product: six ``n``-vectors of temporaries each, 256 MB in all."""
-        n = self.Hi.shape[0]
+        n = self.F.shape[0]
         return max(1, min(4096, (256 << 20) // (8 * 6 * max(n, 1))))
 
     def first_failure(self, points: IntArray, targets, partners=None):
@@ -786,7 +786,7 @@ class NumpyArithmetic(PythonArithmetic):
     def block_failure(self, points: IntArray, targets, partners, lo: int, hi: int):
         """The first failing column of ``lo .. hi - 1`` and its rival, or None."""
         np = self.np
-        n, w = self.Hi.shape
+        n, w = self.F.shape
         pnp = points.numpy(np)
         rows = pnp[lo:hi].tolist() if pnp is not None else points.rows(lo, hi)
         X, exact = self._float_points(rows)
@@ -894,13 +894,12 @@ class WideNumpyArithmetic(NumpyArithmetic):
         self.shift = max(0, top - WIDE_TOP)
         if low and low - 1 - self.shift < -WIDE_BOTTOM:
             raise ValueError(f"entries of {low} to {top} bits: too far apart for float64")
-        self.Zi = np.empty((n, ev.d), dtype=object)
-        self.Hi = np.empty((n, w), dtype=object)
-        if n:
-            self.Zi[:, :] = self.Z
-            self.Hi[:, :] = rows
+        self.Zi = self.Hi = None  # the rows are self.Z and self.H (Python integers)
         shift = self.shift
-        self.F = np.array([[scaled_float(v, shift) for v in row] for row in rows],
+        # Without a shift every entry is below 2^400: Python's float of an int is
+        # correctly rounded (ties to even), as scaled_float(v, 0) is, and faster.
+        self.F = np.array([list(map(float, row)) if not shift else
+                           [scaled_float(v, shift) for v in row] for row in rows],
                           dtype=np.float64).reshape(n, w)
         self.N = np.sqrt(np.einsum("ij,ij->i", self.F, self.F))
 
