@@ -874,7 +874,7 @@ class WideNumpyArithmetic(NumpyArithmetic):
     """:class:`NumpyArithmetic` for heads whose ``Z`` (or bias) does not fit int64, such
     as float64 heads (``Z = 2^k W``, entries of 60 to 2,000 bits): the float copy is
     ``F = fl(H 2^-s)``, each entry correctly rounded (:func:`scaled_float`), with the
-    power of two ``2^-s`` chosen so that ``|F| < 2^WIDE_TOP``; the bound of
+    power of two ``2^-s`` chosen so that ``|F| <= 2^WIDE_TOP``; the bound of
     :class:`NumpyArithmetic` holds for ``H 2^-s`` as it does for ``H`` (every sign of
     ``(H_t - H_k) x`` is that of ``(H_t - H_k) x 2^-s``), and every entry it does not
     decide is computed in Python integers. Identities and simplices are computed in
@@ -888,9 +888,8 @@ class WideNumpyArithmetic(NumpyArithmetic):
         self.np, self.jobs = np, jobs
         rows = self.H
         n, w = len(rows), (len(rows[0]) if rows else 0)
-        bits = [abs(v).bit_length() for row in rows for v in row]
-        top = max(bits, default=0)
-        low = min((b for b in bits if b), default=0)
+        top = max((abs(v).bit_length() for row in rows for v in row), default=0)
+        low = min((abs(v).bit_length() for row in rows for v in row if v), default=0)
         self.shift = max(0, top - WIDE_TOP)
         if low and low - 1 - self.shift < -WIDE_BOTTOM:
             raise ValueError(f"entries of {low} to {top} bits: too far apart for float64")
