@@ -128,10 +128,11 @@ def test_a_float64_head_is_checked_with_the_wide_copy(float64_head):
     assert arrays["tie_points"] and arrays["argmax_points"]
 
 
-def test_both_arithmetics_give_one_verdict_on_forged_float64_certificates(float64_head):
+def test_both_arithmetics_give_one_verdict_on_forged_float64_certificates(float64_head,
+                                                                         monkeypatch):
     """Every forgery of test_analyze_certificate.py, on a float64 head: the wide copy
     and Python integers give the same verdict and message, INVALID where the forgery
-    must break the certificate (with one process and with two)."""
+    must break the certificate (with one process, and with two sharing blocks of 5)."""
     tmp, path, result = float64_head
     manifest, arrays = contents(path)
     rejected = 0
@@ -151,10 +152,12 @@ def test_both_arithmetics_give_one_verdict_on_forged_float64_certificates(float6
             m = checker.read_manifest(archive)
             if m["encoding"]["Z"] == "limbs" and which != "matrix entry":
                 assert type(arithmetic_of(forged)) is checker.WideNumpyArithmetic
-            try:
-                two = "OK", checker.check_file(forged, backend="numpy", jobs=2)
-            except CertificateError as exc:
-                two = "INVALID", str(exc)
+            with monkeypatch.context() as m:
+                m.setattr(checker.NumpyArithmetic, "_block_columns", lambda self: 5)
+                try:
+                    two = "OK", checker.check_file(forged, backend="numpy", jobs=2)
+                except CertificateError as exc:
+                    two = "INVALID", str(exc)
             assert two == (status, message)
     assert rejected >= 10
 
