@@ -1073,7 +1073,7 @@ def test_blocks_of_witnesses_of_any_width(tmp_path, monkeypatch):
         monkeypatch.undo()
     block = checker.NumpyArithmetic._block_columns
     for rows in (1, 2, 1000, 10 ** 6, 10 ** 8):
-        probe = type("P", (), {"Hi": np.zeros((rows, 1))})()
+        probe = type("P", (), {"F": np.zeros((rows, 1))})()
         assert block(probe) == max(1, min(4096, (256 << 20) // (48 * rows)))
 
 
@@ -1343,12 +1343,13 @@ def test_the_arithmetic_is_chosen_as_documented(square, tmp_path, monkeypatch):
     monkeypatch.setattr(checker, "NUMPY_MIN_ENTRIES", 11)
     assert type(checker.choose_backend(ev, "auto")) is checker.PythonArithmetic
     monkeypatch.setattr(checker, "NUMPY_MIN_ENTRIES", 10)
-    # Z in limbs: Python integers throughout, even when numpy is asked for.
+    # Z in limbs: the wide float copy (identities in Python integers).
     limbs = square.path(encodings={"Z": "limbs"})
     archive = checker.Archive(limbs)
     ev_limbs = checker.Evidence(archive, checker.read_manifest(archive))
-    assert type(checker.choose_backend(ev_limbs, "numpy")) is checker.PythonArithmetic
-    assert type(checker.choose_backend(ev_limbs, "auto")) is checker.PythonArithmetic
+    assert type(checker.choose_backend(ev_limbs, "numpy")) is checker.WideNumpyArithmetic
+    assert type(checker.choose_backend(ev_limbs, "auto")) is checker.WideNumpyArithmetic
+    assert type(checker.choose_backend(ev_limbs, "python")) is checker.PythonArithmetic
     # Without numpy: auto uses Python integers; numpy asked for is an error.
     monkeypatch.setattr(checker, "numpy_or_none", lambda: None)
     assert type(checker.choose_backend(ev, "auto")) is checker.PythonArithmetic
@@ -1362,7 +1363,7 @@ def test_the_arithmetic_is_chosen_as_documented(square, tmp_path, monkeypatch):
     assert checker.numpy_or_none() is None
 
 
-def test_a_bias_beyond_int64_is_checked_in_python_integers(biased):
+def test_a_bias_beyond_int64_is_checked_with_the_wide_float_copy(biased):
     b = biased.arrays
     huge = 1 << 63
 
@@ -1371,7 +1372,7 @@ def test_a_bias_beyond_int64_is_checked_in_python_integers(biased):
     path = biased.path(shift, encodings={"bias": "limbs"})
     archive = checker.Archive(path)
     ev = checker.Evidence(archive, checker.read_manifest(archive))
-    assert type(checker.choose_backend(ev, "numpy")) is checker.PythonArithmetic
+    assert type(checker.choose_backend(ev, "numpy")) is checker.WideNumpyArithmetic
     assert both(path)[0] == "OK"
     for value in (huge - 1, -(huge - 1)):
         def near(a, value=value):
@@ -1381,7 +1382,7 @@ def test_a_bias_beyond_int64_is_checked_in_python_integers(biased):
         ev = checker.Evidence(archive, checker.read_manifest(archive))
         arith = checker.choose_backend(ev, "numpy")
         fits = all(abs(v) < huge for v in ev.beta)
-        assert type(arith) is (checker.NumpyArithmetic if fits else checker.PythonArithmetic)
+        assert type(arith) is (checker.NumpyArithmetic if fits else checker.WideNumpyArithmetic)
         assert both(path)[0] == "OK"
     assert max(map(abs, b["bias"])) < 8
     # The numpy arithmetic's rows carry the bias last, exactly.
@@ -1637,11 +1638,11 @@ def test_the_numpy_arithmetic_refuses_what_int64_cannot_hold():
     ev.Z = int_array([[1 << 70], [1]], (2, 1), "limbs", "Z")
     with pytest.raises(ValueError, match=r"^Z is not int64$"):
         checker.NumpyArithmetic(ev, np)
-    assert type(checker.choose_backend(ev, "numpy")) is checker.PythonArithmetic
+    assert type(checker.choose_backend(ev, "numpy")) is checker.WideNumpyArithmetic
     ev.Z, ev.beta = int_array([[1], [2]], (2, 1), "int64", "Z"), [0, -(1 << 63)]
     with pytest.raises(ValueError, match=r"^bias beyond int64$"):
         checker.NumpyArithmetic(ev, np)
-    assert type(checker.choose_backend(ev, "numpy")) is checker.PythonArithmetic
+    assert type(checker.choose_backend(ev, "numpy")) is checker.WideNumpyArithmetic
 
 
 def test_check_archive_defaults_to_the_automatic_backend(square):

@@ -5,8 +5,11 @@ library, shares no code with the engine, and decides everything exactly (Python
 integers). For large heads it uses numpy when numpy can be imported (loaded by name,
 optionally; without it every check runs on Python integers), and then only in two
 places, both exact: products ``Z x`` with a rigorous float64 error bound and an integer
-fallback for the entries the bound does not decide, and linear identities with integer
-coefficients checked modulo enough primes (Chinese remainder theorem). The format and
+fallback for the entries the bound does not decide (for ``Z`` beyond int64, such as a
+float64 head's, on a copy scaled by a power of two and correctly rounded), and linear
+identities with integer coefficients checked modulo enough primes (Chinese remainder
+theorem). Long witness checks show their progress on standard error when it is a
+terminal. The format and
 the argument are in ``docs/certificates.md`` (section "Claim `analyze`").
 
 Mathematics
@@ -37,7 +40,8 @@ Functions
 ``check_file(path, *, backend="auto", jobs=1) -> str``
     Check one certificate archive; return the summary or raise ``CertificateError``.
     With numpy, ``jobs`` forked processes share the blocks of witnesses (the verdict
-    and the message do not depend on it).
+    and the message do not depend on it). ``Progress`` writes a line on standard error
+    (only a terminal) during long witness checks.
 ``confirm_matrix(path, rows=None, *, file=None, array=None) -> str``
     Confirm that the certificate's ``Z`` is ``c`` times the given head.
 """
@@ -45,11 +49,12 @@ Functions
 import ast
 import hashlib
 import sys
+import time
 import zipfile
 from array import array
 from fractions import Fraction
 from importlib import import_module
-from math import comb
+from math import comb, ldexp
 from operator import mul
 
 from verify.checker.core import (
@@ -500,6 +505,60 @@ def _ratio(p: int, q: int) -> str:
     return text
 
 
+# --- progress of long checks ------------------------------------------------------------------
+
+def _progress_stream():
+    """Where progress lines go: standard error when it is a terminal, else nowhere."""
+    stream = sys.stderr
+    try:
+        return stream if stream is not None and stream.isatty() else None
+    except (AttributeError, ValueError):  # replaced or closed stream
+        return None
+
+
+def _witness_kind(partners) -> str:
+    return "argmax witnesses" if partners is None else "tie witnesses"
+
+
+class Progress:
+    """One line on standard error (``\\r``-rewritten, cleared at the end) saying which
+    witnesses are being checked, how many are done and about how long the rest takes.
+    Nothing is written when standard error is not a terminal, nor during the first
+    ``DELAY`` seconds (short checks stay silent). The verdict never depends on it."""
+
+    DELAY = 1.0
+    EVERY = 0.5
+
+    def __init__(self, what: str, total: int, stream=None, clock=time.monotonic):
+        self.what, self.total, self.clock = what, total, clock
+        self.stream = _progress_stream() if stream is None else stream
+        self.start = clock()
+        self.last = None
+        self.width = 0
+
+    def update(self, done: int) -> None:
+        if self.stream is None or not self.total:
+            return
+        now = self.clock()
+        elapsed = now - self.start
+        if elapsed < self.DELAY or (self.last is not None and now - self.last < self.EVERY):
+            return
+        self.last = now
+        line = (f"verify check: {self.what} {done:,} of {self.total:,} "
+                f"({100 * done // self.total}%), {elapsed:.0f} s")
+        if 0 < done < self.total:
+            line += f", about {elapsed * (self.total - done) / done:.0f} s left"
+        self.stream.write("\r" + line.ljust(self.width))
+        self.stream.flush()
+        self.width = len(line)
+
+    def close(self) -> None:
+        if self.stream is not None and self.width:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.stream.flush()
+            self.width = 0
+
+
 # --- exact products, Python integers -------------------------------------------------------
 
 class PythonArithmetic:
@@ -520,19 +579,24 @@ class PythonArithmetic:
         tie equality fails, else the first label scoring at least as high; or None."""
         H = self.H
         step = 256
-        for lo in range(0, points.shape[0], step):
-            block = points.rows(lo, min(points.shape[0], lo + step))
-            for c, x in enumerate(block, start=lo):
-                t = targets[c]
-                scores = [sum(map(mul, row, x)) for row in H]
-                top = scores[t]
-                p = None if partners is None else partners[c]
-                if p is not None and scores[p] != top:
-                    return c, p
-                for k, s in enumerate(scores):
-                    if k != t and k != p and s >= top:
-                        return c, k
-        return None
+        progress = Progress(_witness_kind(partners), points.shape[0])
+        try:
+            for lo in range(0, points.shape[0], step):
+                block = points.rows(lo, min(points.shape[0], lo + step))
+                for c, x in enumerate(block, start=lo):
+                    t = targets[c]
+                    scores = [sum(map(mul, row, x)) for row in H]
+                    top = scores[t]
+                    p = None if partners is None else partners[c]
+                    if p is not None and scores[p] != top:
+                        return c, p
+                    for k, s in enumerate(scores):
+                        if k != t and k != p and s >= top:
+                            return c, k
+                progress.update(min(points.shape[0], lo + step))
+            return None
+        finally:
+            progress.close()
 
     def z_row(self, k: int) -> list:
         return self.Z[k]
@@ -688,7 +752,7 @@ class NumpyArithmetic(PythonArithmetic):
 
     def _float_points(self, rows):
         np = self.np
-        m, w = len(rows), self.Hi.shape[1]
+        m, w = len(rows), self.F.shape[1]
         try:
             ints = np.array(rows, dtype=np.int64).reshape(m, w)
             if not ints.size or int(np.abs(ints).max()) < 1 << 53:
@@ -705,7 +769,7 @@ class NumpyArithmetic(PythonArithmetic):
 
     def _block_columns(self) -> int:
         """Witnesses per product: six ``n``-vectors of temporaries each, 256 MB in all."""
-        n = self.Hi.shape[0]
+        n = self.F.shape[0]
         return max(1, min(4096, (256 << 20) // (8 * 6 * max(n, 1))))
 
     def first_failure(self, points: IntArray, targets, partners=None):
@@ -716,18 +780,23 @@ class NumpyArithmetic(PythonArithmetic):
         step = self._block_columns()
         blocks = [(lo, min(total, lo + step)) for lo in range(0, total, step)]
         work = (self, points, targets, partners)
-        if self.jobs > 1 and len(blocks) > 1 and _can_fork():
-            return _first_failure_forked(work, blocks, self.jobs)
-        for block in blocks:
-            bad = _block_failure(work, block)
-            if bad is not None:
-                return bad
-        return None
+        progress = Progress(_witness_kind(partners), total)
+        try:
+            if self.jobs > 1 and len(blocks) > 1 and _can_fork():
+                return _first_failure_forked(work, blocks, self.jobs, progress)
+            for block in blocks:
+                bad = _block_failure(work, block)
+                if bad is not None:
+                    return bad
+                progress.update(block[1])
+            return None
+        finally:
+            progress.close()
 
     def block_failure(self, points: IntArray, targets, partners, lo: int, hi: int):
         """The first failing column of ``lo .. hi - 1`` and its rival, or None."""
         np = self.np
-        n, w = self.Hi.shape
+        n, w = self.F.shape
         pnp = points.numpy(np)
         rows = pnp[lo:hi].tolist() if pnp is not None else points.rows(lo, hi)
         X, exact = self._float_points(rows)
@@ -789,6 +858,73 @@ class NumpyArithmetic(PythonArithmetic):
         return int(where[0]) if where.size else None
 
 
+#: A wide head's float copy is ``H 2^-s`` with the largest ``|entry|`` below
+#: ``2^WIDE_TOP``; every non-zero entry must then be at least ``2^-WIDE_BOTTOM``, so that
+#: no product, square or sum of the bound overflows or leaves the normal range inexactly
+#: (docs/certificates.md, "Heads beyond int64").
+WIDE_TOP, WIDE_BOTTOM = 400, 500
+
+
+def scaled_float(v: int, s: int) -> float:
+    """``v 2^-s`` rounded to the nearest float64 (ties to even), for a result in the
+    normal range. The magnitude is cut to 64 bits rounded to odd (the dropped bits
+    leave a 1 in the last place), which Python's correctly rounded ``float`` then
+    rounds to 53 bits: the same as rounding ``v`` itself, as 64 >= 53 + 2 (Boldo and
+    Melquiond, "When double rounding is odd", 2005); the power of two is exact."""
+    m = -v if v < 0 else v
+    r = max(0, m.bit_length() - 64)
+    g = m >> r
+    if g << r != m:
+        g |= 1
+    f = ldexp(float(g), r - s)
+    return -f if v < 0 else f
+
+
+class WideNumpyArithmetic(NumpyArithmetic):
+    """:class:`NumpyArithmetic` for heads whose ``Z`` (or bias) does not fit int64, such
+    as float64 heads (``Z = 2^k W``, entries of 60 to 2,000 bits): the float copy is
+    ``F = fl(H 2^-s)``, each entry correctly rounded (:func:`scaled_float`), with the
+    power of two ``2^-s`` chosen so that ``|F| <= 2^WIDE_TOP``; the bound of
+    :class:`NumpyArithmetic` holds for ``H 2^-s`` as it does for ``H`` (every sign of
+    ``(H_t - H_k) x`` is that of ``(H_t - H_k) x 2^-s``), and every entry it does not
+    decide is computed in Python integers. Identities and simplices are computed in
+    Python integers. Refuses (``ValueError``) a head whose non-zero entries span more
+    than ``WIDE_TOP + WIDE_BOTTOM`` bits: it is checked in Python integers."""
+
+    name = "numpy"
+
+    def __init__(self, ev: Evidence, np, jobs: int = 1):
+        PythonArithmetic.__init__(self, ev)
+        self.np, self.jobs = np, jobs
+        rows = self.H
+        n, w = len(rows), (len(rows[0]) if rows else 0)
+        top = max((abs(v).bit_length() for row in rows for v in row), default=0)
+        low = min((abs(v).bit_length() for row in rows for v in row if v), default=0)
+        self.shift = max(0, top - WIDE_TOP)
+        if low and low - 1 - self.shift < -WIDE_BOTTOM:
+            raise ValueError(f"entries of {low} to {top} bits: too far apart for float64")
+        self.Zi = self.Hi = None  # the rows are self.Z and self.H (Python integers)
+        shift = self.shift
+        # Without a shift every entry is below 2^400: Python's float of an int is
+        # correctly rounded (ties to even), as scaled_float(v, 0) is, and faster.
+        self.F = np.array([list(map(float, row)) if not shift else
+                           [scaled_float(v, shift) for v in row] for row in rows],
+                          dtype=np.float64).reshape(n, w)
+        self.N = np.sqrt(np.einsum("ij,ij->i", self.F, self.F))
+
+    def z_row(self, k: int) -> list:
+        return self.Z[k]
+
+    def _row(self, k: int) -> list:
+        return self.H[k]
+
+    def strictly_inside(self, support, i: int) -> bool:
+        return PythonArithmetic.strictly_inside(self, support, i)
+
+    def nonzero_coordinate(self, labels, coefficients):
+        return PythonArithmetic.nonzero_coordinate(self, labels, coefficients)
+
+
 #: The work of forked workers: ``(arithmetic, points, targets, partners)``, set before
 #: the pool forks, so that the children inherit the arrays instead of receiving copies.
 _FORKED = None
@@ -819,7 +955,7 @@ def _can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def _first_failure_forked(work, blocks, jobs: int):
+def _first_failure_forked(work, blocks, jobs: int, progress=None):
     """The first failure over ``blocks`` in their order, computed by ``jobs`` forked
     processes (the blocks in order, one at a time each; the rest is cancelled at the
     first failure)."""
@@ -829,9 +965,11 @@ def _first_failure_forked(work, blocks, jobs: int):
     _FORKED = work
     try:
         with multiprocessing.get_context("fork").Pool(jobs, _one_blas_thread) as pool:
-            for bad in pool.imap(_forked_block_failure, blocks):
+            for block, bad in zip(blocks, pool.imap(_forked_block_failure, blocks)):
                 if bad is not None:
                     return bad
+                if progress is not None:
+                    progress.update(block[1])
         return None
     finally:
         _FORKED = None
@@ -960,7 +1098,11 @@ def choose_backend(ev: Evidence, backend: str, jobs: int = 1):
         try:
             return NumpyArithmetic(ev, np, jobs)
         except ValueError:
-            pass  # Z or the bias beyond int64: Python integers throughout
+            pass  # Z or the bias beyond int64: the wide float copy below
+        try:
+            return WideNumpyArithmetic(ev, np, jobs)
+        except ValueError:
+            pass  # entries too far apart for one float64 scale: Python integers throughout
     return PythonArithmetic(ev)
 
 
