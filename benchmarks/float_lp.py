@@ -1,0 +1,220 @@
+r"""The floating-point argmaxability test of Grivas, Bogoychev and Lopez (2022).
+
+Source: A. Grivas, N. Bogoychev, A. Lopez, "Low-Rank Softmax Can Have Unargmaxable
+Classes in Theory but Rarely in Practice", ACL 2022, section 4 (the "exact" algorithm
+of their paper, an LP per label solved in floating point).
+
+The LP
+------
+For a head ``logits = W x + b`` (rows ``w_k``, bias ``b_k``) and a label ``i``::
+
+    maximise    t
+    subject to  (w_i - w_k) . x + (b_i - b_k) >= t      for every k != i,
+                -B <= x_j <= B  (the box; Grivas et al. use B = 100),
+                t <= C          (the cap).
+
+Label ``i`` is the strict argmax at some input iff the optimum ``t*`` is positive (the
+constraints hold with a positive margin at the optimal ``x``); if ``i`` is never on top,
+convex weights ``lambda`` with ``w_i = sum lambda_k w_k``, ``b_i <= sum lambda_k b_k``
+give ``t <= sum lambda_k (b_i - b_k) <= 0`` for every ``x``.
+
+Box and cap. With a box only (``box=100, cap=None``, the paper's setting) the verdict
+depends on the box: a label that is on top only for inputs outside the box reads as
+unargmaxable. The default here is **no box and the cap** ``C = 1``: the question is
+then the same as the exact one (is the region where ``i`` is on top non-empty?), every
+label that is on top on an unbounded region reaches ``t* = C``, and ``t* <= 0`` exactly
+for the labels that are never on top. A label whose region is bounded and thin has a
+small ``0 < t* < C``. At least one of box and cap must be given (else the LP is
+unbounded for every argmaxable label).
+
+Verdicts: ``t* > tol`` argmaxable, ``t* < -tol`` unargmaxable, otherwise (and when the
+solver reports a failure) *unsure*. Exact duplicates ``w_i = w_k``, ``b_i = b_k`` give
+``t* = 0``: unsure here, unargmaxable in the exact analysis (never *strictly* on top).
+
+Cutting planes
+--------------
+The full LP has ``n - 1`` rows; it is never built. Start from a small set ``K`` of
+rivals (the labels with the largest logits at the input ``x = w_i``), solve the LP over
+``k in K`` with ``scipy.optimize.linprog(method="highs")``, compute every logit at the
+optimal ``x`` with one matrix product, add the ``add`` most violated rivals
+(``(w_i - w_k) . x + b_i - b_k < t``), and repeat until no rival outside ``K`` is
+violated by more than ``violation``. The restricted LP is a relaxation, so its optimum
+is an upper bound on ``t*``, and it is ``t*`` once its ``x`` satisfies every row.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import linprog
+
+__all__ = ["FloatVerdicts", "LabelMargin", "float_argmaxable", "full_lp_margin", "label_margin"]
+
+
+@dataclass
+class LabelMargin:
+    """The LP of one label: its optimum ``t`` (``nan`` when the solver failed), the
+    optimal input ``x``, the number of LPs solved and the final number of rivals."""
+
+    t: float
+    x: np.ndarray | None
+    rounds: int
+    rivals: int
+    status: str = "optimal"
+
+
+@dataclass
+class FloatVerdicts:
+    """Per label margins and the verdicts at tolerance ``tol``."""
+
+    margins: np.ndarray
+    tol: float
+    rounds: np.ndarray
+    rivals: np.ndarray
+    failures: list = field(default_factory=list)
+
+    @property
+    def argmaxable(self) -> list[int]:
+        return [int(i) for i in np.flatnonzero(self.margins > self.tol)]
+
+    @property
+    def unargmaxable(self) -> list[int]:
+        return [int(i) for i in np.flatnonzero(self.margins < -self.tol)]
+
+    @property
+    def unsure(self) -> list[int]:
+        m = self.margins
+        return [int(i) for i in np.flatnonzero(~((m > self.tol) | (m < -self.tol)))]
+
+
+def _bounds(d: int, box, cap):
+    if box is None and cap is None:
+        raise ValueError("the LP needs a box on x or a cap on t")
+    xb = (None, None) if box is None else (-float(box), float(box))
+    return [xb] * d + [(None, None if cap is None else float(cap))]
+
+
+def _solve(W, b, i, K, bounds):
+    """The LP of label ``i`` over the rivals ``K``: ``(t, x)`` or ``None`` on failure."""
+    d = W.shape[1]
+    # (w_k - w_i) . x + t <= b_i - b_k, variables (x, t), minimise -t.
+    A = np.empty((len(K), d + 1))
+    A[:, :d] = W[K] - W[i]
+    A[:, d] = 1.0
+    c = np.zeros(d + 1)
+    c[d] = -1.0
+    res = linprog(c, A_ub=A, b_ub=b[i] - b[K], bounds=bounds, method="highs")
+    if res.status != 0:
+        return None, res.message
+    return (float(res.x[d]), res.x[:d]), None
+
+
+def label_margin(W, b, i: int, *, box=None, cap=1.0, start: int = 32, add: int = 32,
+                 violation: float = 1e-9, max_rounds: int = 10_000) -> LabelMargin:
+    """The optimum ``t*`` of the LP of label ``i`` by cutting planes (module docstring).
+
+    ``W`` is an ``n x d`` float64 array, ``b`` its bias (float64, length ``n``).
+    """
+    n, d = W.shape
+    bounds = _bounds(d, box, cap)
+    if n == 1:
+        return LabelMargin(t=float("inf") if cap is None else float(cap), x=np.zeros(d),
+                           rounds=0, rivals=0)
+    logits = W @ W[i] + b
+    logits[i] = -np.inf
+    m = min(start, n - 1)
+    K = np.argpartition(-logits, m - 1)[:m] if m < n - 1 else np.flatnonzero(logits > -np.inf)
+    active = np.zeros(n, dtype=bool)
+    active[K] = True
+    rounds = 0
+    while True:
+        rounds += 1
+        sol, message = _solve(W, b, i, np.flatnonzero(active), bounds)
+        if sol is None:
+            return LabelMargin(t=float("nan"), x=None, rounds=rounds,
+                               rivals=int(active.sum()), status=str(message))
+        t, x = sol
+        z = W @ x + b
+        gap = (z[i] - z) - t  # >= 0 where the row of rival k holds
+        gap[i] = np.inf
+        gap[active] = np.inf
+        bad = np.flatnonzero(gap < -violation)
+        if bad.size == 0:
+            return LabelMargin(t=t, x=x, rounds=rounds, rivals=int(active.sum()))
+        if rounds >= max_rounds:
+            return LabelMargin(t=float("nan"), x=x, rounds=rounds, rivals=int(active.sum()),
+                               status="no convergence")
+        if bad.size > add:
+            bad = bad[np.argpartition(gap[bad], add - 1)[:add]]
+        active[bad] = True
+
+
+def full_lp_margin(W, b, i: int, *, box=None, cap=1.0) -> float:
+    """The optimum ``t*`` of the LP of label ``i`` with all ``n - 1`` rows at once
+    (for tests on small heads)."""
+    n = W.shape[0]
+    sol, _ = _solve(W, b, i, np.array([k for k in range(n) if k != i]),
+                    _bounds(W.shape[1], box, cap))
+    return float("nan") if sol is None else sol[0]
+
+
+# --- all labels, optionally in worker processes ------------------------------------------
+
+_SHARED: dict = {}
+
+
+def _chunk(args):
+    labels, options = args
+    W, b = _SHARED["W"], _SHARED["b"]
+    return [label_margin(W, b, i, **options) for i in labels]
+
+
+def float_argmaxable(W, b=None, *, tol: float = 1e-6, box=None, cap=1.0, jobs: int = 1,
+                     **options) -> FloatVerdicts:
+    """The LP of every label of ``W x + b`` (float64 copies of the inputs).
+
+    ``jobs > 1`` splits the labels over forked worker processes. ``options`` go to
+    :func:`label_margin` (``start``, ``add``, ``violation``, ``max_rounds``).
+    """
+    W = np.ascontiguousarray(W, dtype=np.float64)
+    n = W.shape[0]
+    b = np.zeros(n) if b is None else np.asarray(b, dtype=np.float64).reshape(n)
+    options = dict(options, box=box, cap=cap)
+    labels = list(range(n))
+    if jobs <= 1 or n < 2 * jobs:
+        results = [label_margin(W, b, i, **options) for i in labels]
+    else:
+        import multiprocessing as mp
+
+        size = max(1, min(256, n // (8 * jobs)))
+        chunks = [(labels[s:s + size], options) for s in range(0, n, size)]
+        _SHARED.update(W=W, b=b)
+        try:
+            with mp.get_context("fork").Pool(jobs) as pool:
+                parts = pool.map(_chunk, chunks)
+                pool.close()
+                pool.join()
+        finally:
+            _SHARED.clear()
+        results = [r for part in parts for r in part]
+    return FloatVerdicts(
+        margins=np.array([r.t for r in results]), tol=tol,
+        rounds=np.array([r.rounds for r in results]),
+        rivals=np.array([r.rivals for r in results]),
+        failures=[(i, r.status) for i, r in enumerate(results) if r.status != "optimal"])
+
+
+if __name__ == "__main__":  # pragma: no cover - a quick look at one head
+    import sys
+    import time
+
+    stem = sys.argv[1]
+    W = np.load(stem + "_W.npy")
+    b = np.load(stem + "_b.npy") if os.path.exists(stem + "_b.npy") else None
+    t0 = time.perf_counter()
+    v = float_argmaxable(W, b)
+    print(f"{W.shape}: {len(v.argmaxable)} argmaxable, {len(v.unargmaxable)} not, "
+          f"{len(v.unsure)} unsure, {time.perf_counter() - t0:.1f} s, "
+          f"mean rounds {v.rounds.mean():.1f}, max rivals {v.rivals.max()}")
