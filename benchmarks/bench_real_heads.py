@@ -20,12 +20,14 @@ failure; with how many of them the exact analysis finds argmaxable).
 
     python benchmarks/bench_real_heads.py --heads HEADS_DIR --only g2pM,ja_ginza_ner
     python benchmarks/bench_real_heads.py --heads HEADS_DIR --jobs 2 --json real_heads.json
-    python benchmarks/bench_real_heads.py --heads HEADS_DIR --skip-exact --box 100 --cap none
+    python benchmarks/bench_real_heads.py --heads HEADS_DIR --skip-exact --no-unbox
 
-``--box 100 --cap none`` is the setting of the paper (inputs in ``[-100, 100]^d``, no
-cap on the margin); the default is no box and the cap 1, which asks the same question
-as the exact analysis. Heads run smallest first; the JSON file is rewritten after each
-head, so a long run keeps what it has finished.
+The float LP is by default the paper's (inputs in ``[-100, 100]^d``, no cap on the
+margin), followed, for the labels it does not find argmaxable, by the LP without the
+box and with the cap ``t <= 1``, which asks the same question as the exact analysis
+(``--no-unbox``: the paper's LP alone; the JSON file has both verdicts either way).
+Heads run smallest first; the JSON file is rewritten after each head, so a long run
+keeps what it has finished.
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+_HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(_HERE.parent), str(_HERE)]  # this checkout's verify, and float_lp
 from float_lp import float_argmaxable  # noqa: E402
 
 
@@ -131,10 +134,13 @@ def run_head(name: str, W: np.ndarray, b: np.ndarray, args) -> dict:
     if not args.skip_float:
         with Clock() as clock:
             v = float_argmaxable(W, b, tol=args.tol, box=args.box, cap=args.cap,
-                                 jobs=args.jobs)
+                                 unbox=not args.no_unbox, jobs=args.jobs)
         entry["float"] = dict(
             clock.as_dict(), box=args.box, cap=args.cap, tol=args.tol,
+            unbox=not args.no_unbox,
             argmaxable=len(v.argmaxable), unargmaxable=v.unargmaxable, unsure=v.unsure,
+            box_argmaxable=None if v.box_argmaxable is None else len(v.box_argmaxable),
+            rechecked_without_box=v.rechecked,
             failures=v.failures, lp_solves=int(v.rounds.sum()),
             mean_rounds=round(float(v.rounds.mean()), 2), max_rivals=int(v.rivals.max()),
             smallest_positive_margin=_smallest_positive(v.margins))
@@ -174,13 +180,16 @@ def table_row(entry: dict) -> str:
         exact_count_s = e["route"].split(":")[0]
     else:
         exact_count_s = num(exact_count, "{}")
+    float_count = num(f.get("argmaxable"), "{}")
+    if f and f.get("box_argmaxable") not in (None, f["argmaxable"]):
+        float_count += f" (box: {f['box_argmaxable']})"
     unsure = "–" if not f else (f"{len(f['unsure'])}" + (
         f" ({a['unsure_exact_argmaxable']} argmaxable)" if a and a["unsure"] else ""))
     return (f"| {entry['head']} | {entry['n']} × {entry['d']} "
             f"| {num(e.get('wall_s'))} | {num(e.get('cpu_s'))} "
             f"| {num(f.get('wall_s'))} | {num(f.get('cpu_s'))} "
             f"| {num(entry.get('ratio_wall'))} | {num(entry.get('ratio_cpu'))} "
-            f"| {exact_count_s} | {num(f.get('argmaxable'), '{}')} "
+            f"| {exact_count_s} | {float_count} "
             f"| {num(len(a['disagreements']) if a else None, '{}')} | {unsure} |")
 
 
@@ -198,10 +207,12 @@ def main(argv=None) -> int:
     p.add_argument("--json", type=Path, help="write the results to this file")
     p.add_argument("--skip-exact", action="store_true")
     p.add_argument("--skip-float", action="store_true")
-    p.add_argument("--box", type=_cap, default=None,
-                   help="float LP: inputs in [-BOX, BOX]^d (default: no box; 'none')")
-    p.add_argument("--cap", type=_cap, default=1.0,
-                   help="float LP: t <= CAP (default 1; 'none' with a box)")
+    p.add_argument("--box", type=_cap, default=100.0,
+                   help="float LP: inputs in [-BOX, BOX]^d (default 100; 'none': no box)")
+    p.add_argument("--cap", type=_cap, default=None,
+                   help="float LP: t <= CAP (default none; needed without a box)")
+    p.add_argument("--no-unbox", action="store_true",
+                   help="float LP: no second LP without the box (the paper's verdict)")
     p.add_argument("--tol", type=float, default=1e-6,
                    help="float LP: |t*| <= TOL is unsure (default 1e-6)")
     args = p.parse_args(argv)
@@ -217,7 +228,8 @@ def main(argv=None) -> int:
     loaded.sort(key=lambda h: (h[0], h[1]))
     doc = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                        "load_before": list(os.getloadavg())},
-           "options": {"jobs": args.jobs, "box": args.box, "cap": args.cap, "tol": args.tol},
+           "options": {"jobs": args.jobs, "box": args.box, "cap": args.cap, "tol": args.tol,
+                       "unbox": not args.no_unbox},
            "heads": []}
     print(HEADER)
     print("|" + "---|" * HEADER.count(" | ") + "---|")

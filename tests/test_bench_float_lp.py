@@ -45,7 +45,7 @@ def _exact(W, b):
 def test_sure_verdicts_agree_with_the_exact_analysis(seed):
     W, b = _head(seed)
     exact = _exact(W, b)
-    v = float_lp.float_argmaxable(W, b, start=4, add=3)  # no box, cap 1
+    v = float_lp.float_argmaxable(W, b, start=4, add=3)  # the box, then no box for some
     assert not v.failures
     compared = 0
     for i, t in enumerate(v.margins):
@@ -62,8 +62,9 @@ def test_a_box_only_errs_towards_unargmaxable(seed):
     # on top only outside the box reads as unargmaxable.
     W, b = _head(seed)
     exact = _exact(W, b)
-    v = float_lp.float_argmaxable(W, b, box=100.0, cap=None, start=4, add=3)
+    v = float_lp.float_argmaxable(W, b, box=100.0, cap=None, unbox=False, start=4, add=3)
     assert set(v.argmaxable) <= exact
+    assert v.box_argmaxable == v.argmaxable and not v.rechecked
     assert not v.failures
 
 
@@ -106,8 +107,10 @@ def test_one_dimensional_example_with_a_bounded_region():
 def test_a_label_on_top_only_outside_the_box():
     # Label 2 of 2x - 300 against x and 0 is on top for x > 300 only.
     W, b = np.array([[0.0], [1.0], [2.0]]), np.array([0.0, 0.0, -300.0])
-    assert float_lp.float_argmaxable(W, b, box=100.0, cap=None).unargmaxable == [2]
-    assert float_lp.float_argmaxable(W, b).argmaxable == [0, 1, 2]
+    assert float_lp.float_argmaxable(W, b, unbox=False).unargmaxable == [2]
+    v = float_lp.float_argmaxable(W, b)
+    assert v.argmaxable == [0, 1, 2] and v.box_argmaxable == [0, 1] and v.rechecked == [2]
+    assert float_lp.float_argmaxable(W, b, box=None, cap=1.0).argmaxable == [0, 1, 2]
     assert _exact(W, b) == {0, 1, 2}
 
 
