@@ -123,6 +123,8 @@ def run_head(name: str, W: np.ndarray, b: np.ndarray, args) -> dict:
                 r, route = None, f"refused: {exc}"
             except MemoryError:
                 r, route = None, "error: out of memory"
+            except Exception as exc:  # noqa: BLE001 - reported, and the next head runs
+                r, route = None, f"error: {type(exc).__name__}: {exc}"
         entry["exact"] = dict(clock.as_dict(), route=route)
         if r is not None:
             exact_set = set(r.argmax.argmaxable)
