@@ -19,17 +19,17 @@ optimum ``t*`` is positive (the constraints hold with a positive margin at the o
 convex weights ``lambda`` with ``w_i = sum lambda_k w_k``, ``b_i <= sum lambda_k b_k``
 give ``t <= sum lambda_k (b_i - b_k) <= 0`` for every ``x``.
 
-Box and cap. With a box only (``box=100, cap=None``, the paper's setting) the LP has a
-unique optimal value reached at a well-defined vertex, and the cutting planes converge
-in few rounds, but the verdict depends on the box: a label that is on top only for
-inputs outside the box reads as unargmaxable. Without a box and with the cap ``C = 1``
-the question is the same as the exact one (is the region where ``i`` is on top
-non-empty?): every label on top on an unbounded region reaches ``t* = C``, and
-``t* <= 0`` exactly for the labels that are never on top; but the optimal face is then
-large and the cutting planes need many more rounds (on an ``18385 x 120`` head, about
-forty rounds and a thousand rivals per argmaxable label against ten rounds and 250
-rivals in the box). At least one of box and cap must be given (else the LP is
-unbounded for every argmaxable label).
+Box and cap. With a box only (``box=100, cap=None``, the paper's setting) the optimum
+is typically a single vertex and the cutting planes converge in few rounds, but the
+verdict depends on the box: a label that is on top only for inputs outside the box
+reads as unargmaxable. Without a box and with the cap ``C = 1`` the question is the
+same as the exact one (is the region where ``i`` is on top non-empty?): every label on
+top on an unbounded region reaches ``t* = C``, and ``t* <= 0`` exactly for the labels
+that are never on top; but then the optimal face is large, the solver's vertex moves
+from round to round, and the cutting planes need many more rounds (on a few labels of
+an ``18385 x 120`` head: 30 to 50 rounds and 1,200 to 1,700 rivals per label, against
+9 to 12 rounds and 240 to 340 rivals in the box, 5 to 10 times the time). At least
+one of box and cap must be given (else the LP is unbounded for every argmaxable label).
 
 :func:`float_argmaxable` therefore runs the paper's LP (box ``[-100, 100]^d``, no cap)
 for every label and, with ``unbox=True`` (the default), solves the LP once more without
@@ -56,7 +56,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import linprog
 
-__all__ = ["FloatVerdicts", "LabelMargin", "float_argmaxable", "full_lp_margin", "label_margin"]
+__all__ = ["FloatVerdicts", "LabelMargin", "float_argmaxable", "full_lp_margin",
+           "label_margin"]
 
 
 @dataclass
@@ -146,7 +147,7 @@ def label_margin(W, b, i: int, *, box=None, cap=1.0, start: int = 32, add: int =
     logits = W @ W[i] + b
     logits[i] = -np.inf
     m = min(start, n - 1)
-    K = np.argpartition(-logits, m - 1)[:m] if m < n - 1 else np.flatnonzero(logits > -np.inf)
+    K = np.argpartition(-logits, m - 1)[:m]  # the m largest logits at x = w_i
     active = np.zeros(n, dtype=bool)
     active[K] = True
     rounds = 0
@@ -257,7 +258,8 @@ if __name__ == "__main__":  # pragma: no cover - a quick look at one head
     b = np.load(stem + "_b.npy") if os.path.exists(stem + "_b.npy") else None
     t0 = time.perf_counter()
     v = float_argmaxable(W, b)
-    print(f"{W.shape}: {len(v.argmaxable)} argmaxable ({len(v.box_argmaxable)} in the box), "
+    print(f"{W.shape}: {len(v.argmaxable)} argmaxable "
+          f"({len(v.box_argmaxable)} in the box), "
           f"{len(v.unargmaxable)} not, "
           f"{len(v.unsure)} unsure, {time.perf_counter() - t0:.1f} s, "
           f"mean rounds {v.rounds.mean():.1f}, max rivals {v.rivals.max()}")
