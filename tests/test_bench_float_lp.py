@@ -124,3 +124,25 @@ def test_an_exact_duplicate_is_unsure():
 def test_the_lp_needs_a_box_or_a_cap():
     with pytest.raises(ValueError):
         float_lp.label_margin(np.eye(2), np.zeros(2), 0, box=None, cap=None)
+
+
+def test_the_benchmark_on_a_directory_of_small_heads(tmp_path, capsys):
+    import json
+
+    spec = importlib.util.spec_from_file_location(
+        "bench_real_heads", _PATH.parent / "bench_real_heads.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    W, b = _head(3, n=12, d=2)
+    np.save(tmp_path / "tiny_W.npy", W.astype(np.float32))
+    np.save(tmp_path / "tiny_b.npy", b.astype(np.float32))
+    np.save(tmp_path / "nobias_W.npy", np.eye(3, dtype=np.float32))
+    out = tmp_path / "out.json"
+    assert bench.main(["--heads", str(tmp_path), "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    tiny = {h["head"]: h for h in doc["heads"]}["tiny"]
+    assert tiny["exact"]["argmaxable"] == len(_exact(W, b))
+    assert tiny["agreement"]["disagreements"] == []
+    assert "| tiny | 12 × 2 |" in capsys.readouterr().out
+    assert bench.main(["--heads", str(tmp_path), "--only", "nobias", "--skip-exact"]) == 0
+    assert "| nobias | 3 × 3 |" in capsys.readouterr().out
