@@ -601,8 +601,12 @@ class HeadAnalysis:
 def analyze(W, *, neighbours: int = DEFAULT_NEIGHBOURS, max_cells: int = DEFAULT_MAX_CELLS,
             force: bool = False, cells: bool = True, names: Sequence[str] | None = None,
             rays: int | None = None, progress=None, budget=None, jobs: int = 1,
-            scheduler: str | None = None) -> HeadAnalysis:
+            scheduler: str | None = None, bias=None) -> HeadAnalysis:
     """Argmaxable labels, tie pairs, cosine neighbours and cell counts of ``W``.
+
+    ``bias``: the logits are ``W x + b`` (one entry per label; exact numbers or a numpy
+    vector): analysed by :func:`verify.analyze.bias.analyze_with_bias`, with the same
+    blocks and workers and without cell counts.
 
     ``progress(description, total)`` may return a progress bar (``update``/``close``).
     For ``n <= ALL_PAIRS_MAX_LABELS`` every pair is decided; otherwise the pairs of every
@@ -619,6 +623,12 @@ def analyze(W, *, neighbours: int = DEFAULT_NEIGHBOURS, max_cells: int = DEFAULT
 
     from verify.analyze.parallel import Workers
 
+    if bias is not None:
+        from verify.analyze.bias import analyze_with_bias
+
+        return analyze_with_bias(W, bias, neighbours=neighbours, names=names, rays=rays,
+                                 progress=progress, budget=budget, jobs=jobs,
+                                 scheduler=scheduler)
     seconds = {}
     t0 = time.perf_counter()
     head = make_head(W, budget)
