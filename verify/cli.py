@@ -469,19 +469,24 @@ def _write_pattern(args, source, fmt: str, n: int, d: int) -> int:
         return 0
     from verify.io import pattern_output
 
-    with _output(args.output) as out:
-        if fmt == "json":
-            pattern_output.write_json(out, list(source.blocks(witnesses=True)),
-                                      kind=args.kind, n=n, d=d)
-        elif fmt == "jsonl":
-            pattern_output.write_jsonl(out, source.blocks(witnesses=True), kind=args.kind,
-                                       n=n)
+    # Each format opens its destination only when it writes to it: an atomic writer
+    # opened around nothing would replace the file with an empty one (issue 28, F11).
     if fmt == "npz":
         from verify.io.atomic import open_atomic
 
         pattern_output.write_npz(args.output, source.blocks(witnesses=True),
                                  kind=args.kind, n=n, d=d, N=source.N,
                                  open_output=open_atomic)
+    elif fmt == "json":
+        blocks = list(source.blocks(witnesses=True))  # enumerated before the file opens
+        with _output(args.output) as out:
+            pattern_output.write_json(out, blocks, kind=args.kind, n=n, d=d)
+    elif fmt == "jsonl":
+        with _output(args.output) as out:
+            pattern_output.write_jsonl(out, source.blocks(witnesses=True), kind=args.kind,
+                                       n=n)
+    else:
+        raise InputError(f"unknown output format {fmt!r}")
     return 0
 
 
