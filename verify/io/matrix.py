@@ -34,12 +34,17 @@ from typing import Callable
 
 from flint import fmpq
 
-from verify.io.errors import InputError
+from verify.io.errors import InputError, TooLargeError
+from verify.io.files import regular_file_problem, size_problem
 from verify.numbers.rational import exact_from_float, parse_rational
 
 __all__ = ["read_matrix", "read_vector", "matrix_shape", "SUPPORTED_EXTENSIONS"]
 
 SUPPORTED_EXTENSIONS = (".json", ".csv", ".txt", ".npy")
+
+#: Text matrices (JSON, CSV, text) are read whole: at most this many bytes, room for
+#: the 4,000,000 entries of the exact readers' limit at 50 characters each.
+MAX_TEXT_BYTES = 200_000_000
 
 ParseEntry = Callable[[str], object]
 
@@ -213,10 +218,39 @@ def _parse_json(text: str, parse_entry: ParseEntry, *, vector: bool = False) -> 
 # --- numpy ------------------------------------------------------------------
 
 
+def _check_npy_header(path: Path) -> None:
+    """Refuse a ``.npy`` file whose header declares more entries than the exact readers
+    take, or more data than the file holds, before numpy allocates the array."""
+    from math import prod
+
+    import numpy
+
+    from verify.io.checkpoint import MAX_EXACT_ENTRIES
+
+    fmt = numpy.lib.format
+    with path.open("rb") as fh:
+        version = fmt.read_magic(fh)
+        if version not in ((1, 0), (2, 0), (3, 0)):
+            raise _Problem(f"not a valid .npy file: unsupported format version {version}")
+        # Versions 2.0 and 3.0 share the header layout (3.0 allows UTF-8 names).
+        read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+        shape, _, dtype = read(fh)
+        offset = fh.tell()
+    size = prod(shape)
+    if size > MAX_EXACT_ENTRIES:
+        shown = " x ".join(f"{s:,}" for s in shape)
+        raise TooLargeError(f"{_one_line(os.fspath(path))}: the array is {shown} = "
+                            f"{size:,} entries; reading it exactly (as rationals) takes at "
+                            f"most {MAX_EXACT_ENTRIES:,}")
+    if offset + size * dtype.itemsize > path.stat().st_size:
+        raise _Problem("not a valid .npy file: the file ends inside its data")
+
+
 def _load_npy(path: Path):
     import numpy
 
     try:
+        _check_npy_header(path)
         loaded = numpy.load(path, allow_pickle=False)
     except (ValueError, EOFError) as exc:
         raise _Problem(f"not a valid .npy file: {_one_line(exc)}") from None
@@ -269,14 +303,16 @@ def _read_text(path: Path) -> str:
 
 def _read(path: Path, suffix: str, parse_entry: ParseEntry, *,
           vector: bool = False) -> list[list]:
-    if not path.exists():
-        raise _Problem("file not found")
-    if path.is_dir():
-        raise _Problem("cannot read: is a directory")
+    problem = regular_file_problem(path)
+    if problem is not None:
+        raise _Problem(problem)
     if path.stat().st_size == 0:
         raise _Problem("empty file")
     if suffix == ".npy":
         return _parse_npy(path)
+    problem = size_problem(path, MAX_TEXT_BYTES, "a text matrix")
+    if problem is not None:
+        raise TooLargeError(f"{_one_line(os.fspath(path))}: {problem}")
     text = _read_text(path)
     if not text.strip():
         raise _Problem("empty file")
