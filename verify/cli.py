@@ -195,6 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        _cap_jobs(args)
         return args.run(args)
     except VerifyError as err:
         print(f"verify: error: {err}", file=sys.stderr)
@@ -213,6 +214,21 @@ def main(argv: list[str] | None = None) -> int:
         where = f"{err.filename}: " if err.filename else ""
         print(f"verify: error: {where}{err.strerror or err}", file=sys.stderr)
         return 2
+
+
+def _cap_jobs(args) -> None:
+    """Cap ``--jobs`` at this machine's CPUs, with a one-line note, when the workers are
+    local processes (no remote ``--scheduler``): more only cost memory and forks."""
+    from verify.io.options import available_cpus
+
+    jobs = getattr(args, "jobs", None)
+    if getattr(args, "scheduler", None) not in (None, "local") or not isinstance(jobs, int):
+        return
+    cpus = available_cpus()
+    if jobs > cpus:
+        print(f"verify: note: --jobs {jobs:,} is more than the {cpus} CPUs here: using {cpus}",
+              file=sys.stderr)
+        args.jobs = cpus
 
 
 # --- claims -------------------------------------------------------------------------

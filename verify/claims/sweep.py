@@ -36,7 +36,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from verify.claims.families import enumerated_matrices, exhaustive_matrices
-from verify.io.errors import InputError
+from verify.io.errors import InputError, count_text
 
 CHECKPOINT_FORMAT = "verify-checkpoint/1"
 
@@ -93,12 +93,9 @@ def family_of(claim, options):
         identity = {"claim": claim.id, "matrix": digest}
         return f"the matrix in {options.matrix}", identity, [(options.matrix, W)]
     n, d = options.n, options.d
-    if n < 1 or d < 1:
-        raise InputError(f"--n and --d must be at least 1 (got n={n}, d={d})")
+    _check_family_size(options)
     if options.exhaustive:
         box = options.box
-        if box < 0:
-            raise InputError(f"--box must be >= 0 (got {box})")
         row_signs = claim.id == "lemma 5.3"
         symmetries = "row permutations, signed column permutations" + (
             ", row sign changes" if row_signs else "")
@@ -108,8 +105,6 @@ def family_of(claim, options):
         matrices = [(f"exhaustive #{k}", W) for k, W in
                     enumerate(exhaustive_matrices(n, d, box, row_signs=row_signs))]
         return desc, identity, matrices
-    if options.matrices < 1:
-        raise InputError(f"--matrices must be at least 1 (got {options.matrices})")
     desc = f"{options.matrices} enumerated {n} x {d} integer matrices (seed {options.seed})"
     identity = {"claim": claim.id, "n": n, "d": d, "seed": options.seed,
                 "matrices": options.matrices}
@@ -117,6 +112,48 @@ def family_of(claim, options):
                 enumerate(enumerated_matrices(n, d, seed=options.seed,
                                               count=options.matrices))]
     return desc, identity, matrices
+
+
+#: A sweep's matrices have at most this many rows and columns; far larger ones would
+#: not finish, and numpy refuses to build some of them.
+MAX_SIDE = 1000
+
+#: A sampled family has at most this many matrices (they are built up front).
+MAX_MATRICES = 1_000_000
+
+
+def _check_family_size(options) -> None:
+    """Refuse (one line) a family that is impossible or too large, before building it."""
+    from verify.claims.families import MAX_EXHAUSTIVE, exhaustive_count_bound
+    from verify.io.errors import TooLargeError
+
+    n, d = options.n, options.d
+    if n < 1 or d < 1:
+        raise InputError(f"--n and --d must be at least 1 (got n={n}, d={d})")
+    if n > MAX_SIDE or d > MAX_SIDE:
+        raise TooLargeError(f"--n {count_text(n)}, --d {count_text(d)}: a sweep's matrices "
+                            f"have at most {MAX_SIDE:,} rows and columns")
+    if not options.exhaustive:
+        if options.matrices < 1:
+            raise InputError(f"--matrices must be at least 1 (got {options.matrices})")
+        if options.matrices > MAX_MATRICES:
+            raise TooLargeError(f"--matrices {count_text(options.matrices)}: a sampled "
+                                f"family has at most {MAX_MATRICES:,} matrices")
+        if options.seed < 0:
+            raise InputError(f"--seed must be >= 0 (got {count_text(options.seed)})")
+        return
+    box = options.box
+    if box < 0:
+        raise InputError(f"--box must be >= 0 (got {box})")
+    # At least (2 box + 1)^d row multisets: compare exponents before any large power.
+    if ((2 * box + 1).bit_length() - 1) * d > MAX_EXHAUSTIVE.bit_length():
+        total = 2 ** (((2 * box + 1).bit_length() - 1) * d)
+    else:
+        total = exhaustive_count_bound(n, d, box)
+    if total > MAX_EXHAUSTIVE:
+        raise TooLargeError(f"--exhaustive with n={n}, d={d}, box={count_text(box)} has "
+                            f"{count_text(total)} row multisets to examine (limit "
+                            f"{MAX_EXHAUSTIVE:,}); use a smaller box or the sampled family")
 
 
 def parse_shard(text: str | None) -> tuple[int, int] | None:
