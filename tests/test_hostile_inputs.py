@@ -53,18 +53,39 @@ def safetensors(path: Path, header_text: str, data: bytes) -> Path:
 # --- F1: .npy headers are checked before numpy allocates -----------------------------
 
 @pytest.mark.parametrize("shape", ["(10000000000000000000, 10000000000000000000)",
-                                   "(3000, 3000)"])
-def test_npy_declaring_too_many_entries_is_refused_before_reading(tmp_path, capsys, shape):
+                                   f"({'9' * 4000}, {'9' * 4000})", "(100, 100)"])
+@pytest.mark.parametrize("command", [["pattern"], ["theorem", "3.4"], ["analyze"]])
+def test_npy_declaring_more_data_than_the_file_holds(tmp_path, capsys, shape, command):
+    """Every --matrix command: one line, before numpy maps or allocates the array."""
     path = npy_with_shape(tmp_path / "big.npy", shape)
+    status = cli.main([*command, "--matrix", str(path)])
+    assert status == 2
+    assert one_line(capsys) == (f"verify: error: {path}: not a valid .npy file: the file "
+                                "ends inside its data")
+
+
+def test_check_matrix_refuses_an_impossible_npy(certificates, tmp_path, capsys):
+    path = npy_with_shape(tmp_path / "big.npy", "(10000000000000000000, 10)")
+    status = cli.check_against_matrix([str(certificates[0]), "--matrix", str(path)])
+    assert status == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"verify: error: {path}: not a valid .npy file: the file ends inside its data"
+
+
+def test_npy_with_more_entries_than_the_exact_readers_take(tmp_path, capsys, monkeypatch):
+    import numpy as np
+
+    import verify.io.checkpoint as checkpoint
+
+    path = tmp_path / "W.npy"
+    np.save(path, np.ones((4, 4)))
+    monkeypatch.setattr(checkpoint, "MAX_EXACT_ENTRIES", 15)
     status, line = pattern(capsys, path)
     assert status == 2
-    assert "entries; reading it exactly (as rationals) takes at most 4,000,000" in line
-
-
-def test_npy_declaring_more_data_than_the_file_holds(tmp_path, capsys):
-    path = npy_with_shape(tmp_path / "short.npy", "(100, 100)")
-    status, line = pattern(capsys, path)
-    assert status == 2 and line.endswith("the file ends inside its data")
+    assert line == (f"verify: error: {path}: the array is 4 x 4 = 16 entries; reading it "
+                    "exactly (as rationals) takes at most 15")
+    monkeypatch.setattr(checkpoint, "MAX_EXACT_ENTRIES", 16)
+    assert cli.main(["pattern", "--matrix", str(path), "--count-only"]) == 0
 
 
 # --- F2, F3: safetensors headers ------------------------------------------------------

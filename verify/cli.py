@@ -196,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         _cap_jobs(args)
+        _check_npy_matrix(getattr(args, "matrix", None))
         return args.run(args)
     except VerifyError as err:
         print(f"verify: error: {err}", file=sys.stderr)
@@ -214,6 +215,21 @@ def main(argv: list[str] | None = None) -> int:
         where = f"{err.filename}: " if err.filename else ""
         print(f"verify: error: {where}{err.strerror or err}", file=sys.stderr)
         return 2
+
+
+def _check_npy_matrix(path) -> None:
+    """Refuse, in one line, a ``--matrix`` ``.npy`` file whose header declares more data
+    than the file holds, before any command maps or allocates it."""
+    from pathlib import Path
+
+    if not isinstance(path, str) or Path(path).suffix.lower() != ".npy":
+        return
+    from verify.io.files import regular_file_problem
+    from verify.io.matrix import npy_header_problem
+
+    problem = regular_file_problem(path) or npy_header_problem(path)
+    if problem is not None:
+        raise InputError(f"{path}: {problem}")
 
 
 def _cap_jobs(args) -> None:
@@ -719,6 +735,7 @@ def check_against_matrix(argv: list[str]) -> int:
     if status:
         return status
     try:
+        _check_npy_matrix(args.matrix)
         from verify.analyze.command import TensorRows, load_source
 
         rows, bias, _ = load_source(args.matrix, args.tensor, args.bias)

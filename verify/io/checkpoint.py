@@ -46,7 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
-from verify.io.errors import InputError, TooLargeError
+from verify.io.errors import InputError, TooLargeError, count_text
 from verify.numbers.rational import exact_from_float
 from verify.io.safetensors_file import DTYPES, read_header
 
@@ -237,7 +237,7 @@ def _refuse_large(tensor: LoadedTensor, limit: int) -> None:
     if size > limit:
         raise TooLargeError(
             f"{_one_line(tensor.source)}: {tensor._where()}has {_shape_text(tensor.shape)} "
-            f"= {size:,} entries; reading it exactly (as rationals) takes at most "
+            f"= {count_text(size)} entries; reading it exactly (as rationals) takes at most "
             f"{limit:,}")
 
 

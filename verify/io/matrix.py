@@ -34,11 +34,12 @@ from typing import Callable
 
 from flint import fmpq
 
-from verify.io.errors import InputError, TooLargeError
+from verify.io.errors import InputError, TooLargeError, count_text
 from verify.io.files import regular_file_problem, size_problem
 from verify.numbers.rational import exact_from_float, parse_rational
 
-__all__ = ["read_matrix", "read_vector", "matrix_shape", "SUPPORTED_EXTENSIONS"]
+__all__ = ["read_matrix", "read_vector", "matrix_shape", "npy_header_problem",
+           "SUPPORTED_EXTENSIONS"]
 
 SUPPORTED_EXTENSIONS = (".json", ".csv", ".txt", ".npy")
 
@@ -218,32 +219,55 @@ def _parse_json(text: str, parse_entry: ParseEntry, *, vector: bool = False) -> 
 # --- numpy ------------------------------------------------------------------
 
 
-def _check_npy_header(path: Path) -> None:
-    """Refuse a ``.npy`` file whose header declares more entries than the exact readers
-    take, or more data than the file holds, before numpy allocates the array."""
-    from math import prod
-
+def _npy_header(path: Path) -> tuple[tuple, object, int]:
+    """``(shape, dtype, data offset)`` from a ``.npy`` header, before any array exists
+    (``ValueError``/``EOFError`` for a damaged one)."""
     import numpy
-
-    from verify.io.checkpoint import MAX_EXACT_ENTRIES
 
     fmt = numpy.lib.format
     with path.open("rb") as fh:
         version = fmt.read_magic(fh)
         if version not in ((1, 0), (2, 0), (3, 0)):
-            raise _Problem(f"not a valid .npy file: unsupported format version {version}")
+            raise ValueError(f"unsupported format version {version}")
         # Versions 2.0 and 3.0 share the header layout (3.0 allows UTF-8 names).
         read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
         shape, _, dtype = read(fh)
-        offset = fh.tell()
+        return shape, dtype, fh.tell()
+
+
+def npy_header_problem(path) -> str | None:
+    """Why the ``.npy`` file at ``path`` cannot hold the array its header declares, or
+    None: checked before numpy maps or allocates it (a header declaring 10^19 x 10^19
+    entries made numpy fail with MemoryError or OverflowError)."""
+    from math import prod
+
+    path = Path(path)
+    try:
+        shape, dtype, offset = _npy_header(path)
+    except (ValueError, EOFError) as exc:
+        return f"not a valid .npy file: {_one_line(exc)}"
+    if offset + prod(shape) * dtype.itemsize > path.stat().st_size:
+        return "not a valid .npy file: the file ends inside its data"
+    return None
+
+
+def _check_npy_header(path: Path) -> None:
+    """Refuse a ``.npy`` file whose header declares more entries than the exact readers
+    take, or more data than the file holds, before numpy allocates the array."""
+    from math import prod
+
+    from verify.io.checkpoint import MAX_EXACT_ENTRIES
+
+    problem = npy_header_problem(path)
+    if problem is not None:
+        raise _Problem(problem)
+    shape, _, _ = _npy_header(path)
     size = prod(shape)
     if size > MAX_EXACT_ENTRIES:
-        shown = " x ".join(f"{s:,}" for s in shape)
+        shown = " x ".join(count_text(s) for s in shape)
         raise TooLargeError(f"{_one_line(os.fspath(path))}: the array is {shown} = "
-                            f"{size:,} entries; reading it exactly (as rationals) takes at "
-                            f"most {MAX_EXACT_ENTRIES:,}")
-    if offset + size * dtype.itemsize > path.stat().st_size:
-        raise _Problem("not a valid .npy file: the file ends inside its data")
+                            f"{count_text(size)} entries; reading it exactly (as rationals) "
+                            f"takes at most {MAX_EXACT_ENTRIES:,}")
 
 
 def _load_npy(path: Path):
