@@ -53,7 +53,8 @@ def safetensors(path: Path, header_text: str, data: bytes) -> Path:
 # --- F1: .npy headers are checked before numpy allocates -----------------------------
 
 @pytest.mark.parametrize("shape", ["(10000000000000000000, 10000000000000000000)",
-                                   f"({'9' * 4000}, {'9' * 4000})", "(100, 100)"])
+                                   f"({'9' * 4000}, {'9' * 4000})", "(100, 100)"],
+                         ids=["10^19", "4000-digit", "100"])
 @pytest.mark.parametrize("command", [["pattern"], ["theorem", "3.4"], ["analyze"]])
 def test_npy_declaring_more_data_than_the_file_holds(tmp_path, capsys, shape, command):
     """Every --matrix command: one line, before numpy maps or allocates the array."""

@@ -676,9 +676,24 @@ def file_problem(path):
         return None
     try:
         with zipfile.ZipFile(path) as archive:
-            declared = sum(info.file_size for info in archive.infolist())
+            members = archive.infolist()
+    except NotImplementedError as exc:  # e.g. "zip file version 8.4"
+        return f"unsupported archive: {exc}"
     except (zipfile.BadZipFile, OSError, ValueError):
         return None  # not readable as an archive: the archive checker says why
+    for info in members:  # what Python's zipfile would refuse only when reading
+        if info.flag_bits & 0x41:
+            return f"archive member {info.filename!r} is encrypted"
+        if info.flag_bits & 0x20:
+            return f"archive member {info.filename!r} is compressed patched data"
+        if info.extract_version > zipfile.MAX_EXTRACT_VERSION:
+            return (f"archive member {info.filename!r} needs ZIP version "
+                    f"{info.extract_version / 10} (this reads up to "
+                    f"{zipfile.MAX_EXTRACT_VERSION / 10})")
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            return (f"archive member {info.filename!r} uses compression method "
+                    f"{info.compress_type} (stored or deflated only)")
+    declared = sum(info.file_size for info in members)
     size = os.path.getsize(path)
     if declared > size + MAX_INFLATION:
         return (f"the archive's members declare {declared:,} bytes uncompressed, more than "
@@ -750,6 +765,12 @@ def _options(argv):
     return files, options
 
 
+def one_line(message) -> str:
+    """``str(message)`` with line breaks escaped: a name read from a damaged file (an
+    archive member's, say) may hold any character, and a message is one line."""
+    return str(message).replace("\r", "\\r").replace("\n", "\\n")
+
+
 def _is_zip(path) -> bool:
     try:
         with open(path, "rb") as handle:
@@ -771,7 +792,7 @@ def main(argv) -> int:
     for path in argv:
         problem = file_problem(path)
         if problem is not None:
-            print(f"{path}: ERROR: {problem}", file=sys.stderr)
+            print(f"{path}: ERROR: {one_line(problem)}", file=sys.stderr)
             status = 2
             continue
         try:
@@ -779,7 +800,8 @@ def main(argv) -> int:
             streamed = None if archive else streamed_checker(path)
             obj = None if archive or streamed else load_certificate(path)
         except OSError as exc:
-            print(f"{path}: ERROR: cannot read: {exc.strerror or exc}", file=sys.stderr)
+            print(f"{path}: ERROR: cannot read: {one_line(exc.strerror or exc)}",
+                  file=sys.stderr)
             status = 2
             continue
         except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
@@ -796,16 +818,19 @@ def main(argv) -> int:
             else:
                 summary = check_certificate(obj)
         except OSError as exc:
-            print(f"{path}: ERROR: cannot read: {exc.strerror or exc}", file=sys.stderr)
+            print(f"{path}: ERROR: cannot read: {one_line(exc.strerror or exc)}",
+                  file=sys.stderr)
             status = 2
         except UnknownFormat as exc:
-            print(f"{path}: ERROR: {exc}", file=sys.stderr)
+            print(f"{path}: ERROR: {one_line(exc)}", file=sys.stderr)
             status = 2
         except CertificateError as exc:
-            print(f"{path}: INVALID: {exc}", file=sys.stderr)
+            print(f"{path}: INVALID: {one_line(exc)}", file=sys.stderr)
             status = max(status, 1)
-        except zipfile.BadZipFile as exc:  # e.g. a member longer than declared (bad CRC)
-            print(f"{path}: ERROR: damaged archive: {exc}", file=sys.stderr)
+        except (zipfile.BadZipFile, EOFError) as exc:
+            # zipfile's words for a member longer than declared (bad CRC) or cut short
+            print(f"{path}: ERROR: damaged archive: {one_line(exc or 'a member ends early')}",
+                  file=sys.stderr)
             status = 2
         else:
             print(f"{path}: OK ({summary})")

@@ -371,6 +371,8 @@ def _npy_tensor(path: Path) -> LoadedTensor:
     """The array of a ``.npy`` file, located but not read.  ``storage`` is ``None``
     for numbers that do not widen exactly to float64 or int64 (long double,
     uint64): :func:`load_head` reads those exactly with ``read_matrix``."""
+    from verify.io.matrix import NPY_HEADER_ERRORS
+
     fmt = np.lib.format
     readers = {(1, 0): fmt.read_array_header_1_0, (2, 0): fmt.read_array_header_2_0}
     try:
@@ -380,8 +382,9 @@ def _npy_tensor(path: Path) -> LoadedTensor:
                 raise _fail(path, f"unsupported .npy format version {version}")
             shape, fortran_order, dtype = readers[version](fh)
             offset = fh.tell()
-    except (ValueError, EOFError) as exc:
-        raise _fail(path, f"not a valid .npy file: {_one_line(str(exc))}") from None
+    except NPY_HEADER_ERRORS as exc:
+        raise _fail(path, f"not a valid .npy file: "
+                          f"{_one_line(str(exc)) or type(exc).__name__}") from None
     except OSError as exc:
         raise _fail(path, f"cannot read: {exc.strerror or type(exc).__name__}") from None
     if dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None:
@@ -394,8 +397,12 @@ def _npy_tensor(path: Path) -> LoadedTensor:
     name = names.get((dtype.kind, dtype.itemsize))
     if name is None and dtype.kind not in "fiu":
         raise _fail(path, f"unsupported dtype {dtype} (need integers or floats)")
+    if not all(type(s) is int and s >= 0 for s in shape):
+        raise _fail(path, "not a valid .npy file: the shape is not a list of sizes")
     if offset + prod(shape) * dtype.itemsize > path.stat().st_size:
         raise _fail(path, "not a valid .npy file: the file ends inside its data")
+    if any(s >= 2 ** 63 for s in shape):  # an empty array with a huge side
+        raise _fail(path, "not a valid .npy file: a size of the shape exceeds 64 bits")
     return LoadedTensor(None, str(path), name or str(dtype), tuple(shape), offset=offset,
                         storage=dtype.str if name else None,
                         fortran_order=bool(fortran_order) and len(shape) > 1)

@@ -29,6 +29,7 @@ message ``"<path>: <problem>"``; rows and columns are counted from 0.
 
 import json
 import os
+import tokenize
 from pathlib import Path
 from typing import Callable
 
@@ -219,6 +220,12 @@ def _parse_json(text: str, parse_entry: ParseEntry, *, vector: bool = False) -> 
 # --- numpy ------------------------------------------------------------------
 
 
+#: What numpy's reader of ``.npy`` headers raises for a damaged header: it parses the
+#: header's Python literal with ``tokenize`` and ``ast``.
+NPY_HEADER_ERRORS = (ValueError, EOFError, SyntaxError, TypeError, RecursionError,
+                     tokenize.TokenError)
+
+
 def _npy_header(path: Path) -> tuple[tuple, object, int]:
     """``(shape, dtype, data offset)`` from a ``.npy`` header, before any array exists
     (``ValueError``/``EOFError`` for a damaged one)."""
@@ -244,10 +251,14 @@ def npy_header_problem(path) -> str | None:
     path = Path(path)
     try:
         shape, dtype, offset = _npy_header(path)
-    except (ValueError, EOFError) as exc:
-        return f"not a valid .npy file: {_one_line(exc)}"
+    except NPY_HEADER_ERRORS as exc:
+        return f"not a valid .npy file: {_one_line(exc) or type(exc).__name__}"
+    if not all(type(s) is int and s >= 0 for s in shape):
+        return "not a valid .npy file: the shape is not a list of sizes"
     if offset + prod(shape) * dtype.itemsize > path.stat().st_size:
         return "not a valid .npy file: the file ends inside its data"
+    if any(s >= 2 ** 63 for s in shape):  # an empty array with a huge side
+        return "not a valid .npy file: a size of the shape exceeds 64 bits"
     return None
 
 
@@ -276,7 +287,7 @@ def _load_npy(path: Path):
     try:
         _check_npy_header(path)
         loaded = numpy.load(path, allow_pickle=False)
-    except (ValueError, EOFError) as exc:
+    except NPY_HEADER_ERRORS as exc:
         raise _Problem(f"not a valid .npy file: {_one_line(exc)}") from None
     if not isinstance(loaded, numpy.ndarray):
         # numpy.load also opens .npz archives; a matrix file holds one array.
