@@ -146,6 +146,28 @@ def test_safetensors_fifo_is_refused(tmp_path, capsys):
     assert status == 2 and line.endswith("cannot read: is a FIFO (named pipe)")
 
 
+def test_checkpoint_readers_refuse_fifos(tmp_path):
+    """A FIFO as a sharded index, as a shard, or as a .npy head: refused by name."""
+    from verify.io.checkpoint import load_head, load_tensor
+    from verify.io.errors import InputError
+
+    index = tmp_path / "model.safetensors.index.json"
+    os.mkfifo(index)
+    with pytest.raises(InputError, match="index.json: cannot read: is a FIFO"):
+        load_head(index)
+    index.unlink()
+    index.write_text(json.dumps({"weight_map": {"lm_head.weight": "shard.safetensors"}}))
+    os.mkfifo(tmp_path / "shard.safetensors")
+    with pytest.raises(InputError, match="shard.safetensors: cannot read: is a FIFO"):
+        load_head(index)
+    head = tmp_path / "W.npy"
+    os.mkfifo(head)
+    with pytest.raises(InputError, match="W.npy: cannot read: is a FIFO"):
+        load_tensor(head)
+    with pytest.raises(InputError, match="W.npy: cannot read: is a FIFO"):
+        load_head(head)
+
+
 @pytest.mark.parametrize("name, kind", [("/dev/zero", "is a character device"),
                                         ("/dev/null", "is a character device")])
 def test_check_refuses_devices(capsys, name, kind):

@@ -47,6 +47,7 @@ from pathlib import Path
 import numpy as np
 
 from verify.io.errors import InputError, TooLargeError, count_text
+from verify.io.files import regular_file_problem
 from verify.numbers.rational import exact_from_float
 from verify.io.safetensors_file import DTYPES, read_header
 
@@ -333,9 +334,9 @@ def file_tensors(path) -> dict[str, LoadedTensor]:
 
 def _index_tensors(index: Path) -> dict[str, LoadedTensor]:
     """Every tensor named in a sharded checkpoint's ``weight_map``."""
-    if not index.is_file():
-        raise _fail(index, "cannot read: is a directory" if index.is_dir() else
-                    "file not found")
+    problem = regular_file_problem(index)
+    if problem is not None:
+        raise _fail(index, problem)
     try:
         document = json.loads(index.read_bytes().decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -356,9 +357,12 @@ def _index_tensors(index: Path) -> dict[str, LoadedTensor]:
     for name, shard in weight_map.items():
         if shard not in shards:
             shard_path = index.parent / shard
-            if not shard_path.is_file():
+            problem = regular_file_problem(shard_path)
+            if problem == "file not found":
                 raise _fail(index, f"shard {_quoted(shard)} (of tensor {_quoted(name)}) "
                                    f"is missing: no file {_one_line(shard_path)}")
+            if problem is not None:
+                raise _fail(shard_path, problem)
             shards[shard] = file_tensors(shard_path)
         if name not in shards[shard]:
             raise _fail(index, f"tensor {_quoted(name)} is not in its shard "
@@ -454,9 +458,9 @@ def load_tensor(path, tensor: str | None = None) -> LoadedTensor:
     if path.suffix.lower() == ".npy":
         if tensor is not None:
             raise _fail(path, "a .npy file holds one array: --tensor does not apply")
-        if not path.is_file():
-            raise _fail(path, "cannot read: is a directory" if path.is_dir()
-                        else "file not found")
+        problem = regular_file_problem(path)
+        if problem is not None:
+            raise _fail(path, problem)
         return _npy_tensor(path)
     where, tensors = _catalogue(path)
     return _select(where, tensors, tensor)
