@@ -703,9 +703,11 @@ def file_problem(path):
 
 def check_file(path) -> str:
     """Check the certificate file at ``path`` (a JSON certificate, a streamed one, or an
-    ``analyze`` archive); return the summary. Raises ``OSError`` if it cannot be read, ``ValueError`` if it is
-    not JSON, :class:`CertificateError` (or :class:`UnknownFormat`) as
-    :func:`check_certificate` does."""
+    ``analyze`` archive); return the summary. Raises ``OSError`` if it cannot be read,
+    ``ValueError`` if it is not JSON, :class:`UnknownFormat` for what
+    :func:`file_problem` refuses (not a regular file, an archive too large or of a kind
+    this module cannot read), and :class:`CertificateError` (or :class:`UnknownFormat`)
+    as :func:`check_certificate` does."""
     problem = file_problem(path)
     if problem is not None:
         raise UnknownFormat(problem)
