@@ -229,7 +229,8 @@ def _check_npy_matrix(path) -> None:
 
     problem = regular_file_problem(path) or npy_header_problem(path)
     if problem is not None:
-        raise InputError(f"{path}: {problem}")
+        shown = path.replace("\r", "\\r").replace("\n", "\\n")
+        raise InputError(f"{shown}: {problem}")
 
 
 def _cap_jobs(args) -> None:
