@@ -292,13 +292,19 @@ def _zip_name_with_newline(data: bytes) -> bytes:
     return data[:at] + b"argmax_poin\ns.npy" + data[at + 17:]
 
 
+def _zip_name_with_form_feed(data: bytes) -> bytes:
+    at = _central(data, b"hull_offsets.npy") + 46
+    return data[:at] + b"hull_off\x0cets.npy" + data[at + 16:]
+
+
 def _zip_encrypted(data: bytes) -> bytes:
     at = _central(data, b"Z.npy") + 8  # general purpose flags
     return data[:at] + struct.pack("<H", 1) + data[at + 2:]
 
 
 @pytest.mark.parametrize("mutation", [_zip_version_84, _zip_member_past_the_end,
-                                      _zip_name_with_newline, _zip_encrypted])
+                                      _zip_name_with_newline, _zip_name_with_form_feed,
+                                      _zip_encrypted])
 def test_damaged_archives_found_by_fuzzing(tmp_path, seeds, mutation):
     """Archives the fuzzing above once turned into tracebacks or two-line messages."""
     path = tmp_path / "c.zip"

@@ -767,10 +767,15 @@ def _options(argv):
     return files, options
 
 
+#: Every character that ``str.splitlines`` breaks a line at, escaped.
+_LINE_BREAKS = {ord(c): c.encode("unicode_escape").decode("ascii")
+                for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"}
+
+
 def one_line(message) -> str:
     """``str(message)`` with line breaks escaped: a name read from a damaged file (an
     archive member's, say) may hold any character, and a message is one line."""
-    return str(message).replace("\r", "\\r").replace("\n", "\\n")
+    return str(message).translate(_LINE_BREAKS)
 
 
 def _is_zip(path) -> bool:
