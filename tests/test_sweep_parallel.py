@@ -38,7 +38,7 @@ def test_checkpoint_resume_skips_done_work_and_matches(tmp_path, uninterrupted):
     first = run(*SWEEP, "--checkpoint", str(ckpt))
     assert first.stdout == uninterrupted
     lines = ckpt.read_text().splitlines()
-    assert json.loads(lines[0])["format"] == "verify-checkpoint/1"
+    assert json.loads(lines[0])["format"] == "verify-checkpoint/2"
     assert len(lines) == 1 + 24
     # keep the header and 10 records, then cut the next line in half (a crash mid-write)
     partial = "\n".join(lines[:11]) + "\n" + lines[11][: len(lines[11]) // 2]

@@ -273,6 +273,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        _cap_jobs(args)
+        _check_npy_matrix(getattr(args, "matrix", None))
         return args.run(args)
     except VerifyError as err:
         print(f"verify: error: {err}", file=sys.stderr)
@@ -300,6 +302,37 @@ def _check(argv: list[str]) -> int:
     from verify.checker.core import main as check_main
 
     return check_main(argv)
+
+
+def _check_npy_matrix(path) -> None:
+    """Refuse, in one line, a ``--matrix`` ``.npy`` file whose header declares more data
+    than the file holds, before any command maps or allocates it."""
+    from pathlib import Path
+
+    if not isinstance(path, str) or Path(path).suffix.lower() != ".npy":
+        return
+    from verify.io.files import regular_file_problem
+    from verify.io.matrix import npy_header_problem
+
+    problem = regular_file_problem(path) or npy_header_problem(path)
+    if problem is not None:
+        shown = path.replace("\r", "\\r").replace("\n", "\\n")
+        raise InputError(f"{shown}: {problem}")
+
+
+def _cap_jobs(args) -> None:
+    """Cap ``--jobs`` at this machine's CPUs, with a one-line note, when the workers are
+    local processes (no remote ``--scheduler``): more only cost memory and forks."""
+    from verify.io.options import available_cpus
+
+    jobs = getattr(args, "jobs", None)
+    if getattr(args, "scheduler", None) not in (None, "local") or not isinstance(jobs, int):
+        return
+    cpus = available_cpus()
+    if jobs > cpus:
+        print(f"verify: note: --jobs {jobs:,} is more than the {cpus} CPUs here: using {cpus}",
+              file=sys.stderr)
+        args.jobs = cpus
 
 
 # --- claims -------------------------------------------------------------------------
@@ -625,19 +658,24 @@ def _write_pattern(args, source, fmt: str, n: int, d: int) -> int:
         return 0
     from verify.io import pattern_output
 
-    with _output(args.output) as out:
-        if fmt == "json":
-            pattern_output.write_json(out, list(source.blocks(witnesses=True)),
-                                      kind=args.kind, n=n, d=d)
-        elif fmt == "jsonl":
-            pattern_output.write_jsonl(out, source.blocks(witnesses=True), kind=args.kind,
-                                       n=n)
+    # Each format opens its destination only when it writes to it: an atomic writer
+    # opened around nothing would replace the file with an empty one (issue 28, F11).
     if fmt == "npz":
         from verify.io.atomic import open_atomic
 
         pattern_output.write_npz(args.output, source.blocks(witnesses=True),
                                  kind=args.kind, n=n, d=d, N=source.N,
                                  open_output=open_atomic)
+    elif fmt == "json":
+        blocks = list(source.blocks(witnesses=True))  # enumerated before the file opens
+        with _output(args.output) as out:
+            pattern_output.write_json(out, blocks, kind=args.kind, n=n, d=d)
+    elif fmt == "jsonl":
+        with _output(args.output) as out:
+            pattern_output.write_jsonl(out, source.blocks(witnesses=True), kind=args.kind,
+                                       n=n)
+    else:
+        raise InputError(f"unknown output format {fmt!r}")
     return 0
 
 
@@ -854,6 +892,7 @@ def check_against_matrix(argv: list[str]) -> int:
     if status:
         return status
     try:
+        _check_npy_matrix(args.matrix)
         from verify.analyze.command import TensorRows, load_source
 
         rows, bias, _ = load_source(args.matrix, args.tensor, args.bias)

@@ -55,15 +55,19 @@ Functions
 """
 
 import json
+import os
 import re
+import stat
 import sys
+import zipfile
 from fractions import Fraction
 from importlib import import_module
 from itertools import combinations
 
 __all__ = ["FORMAT", "CertificateError", "UnknownFormat", "RATIONALS",
            "check_certificate", "check_pattern", "parallel_classes", "load_certificate",
-           "parse_json", "check_file", "streamed_checker", "main",
+           "parse_json", "check_file", "streamed_checker", "main", "shown_number",
+           "file_problem",
            # the parts that verify.checker.roots and verify.checker.claims build on
            "braid", "check_count", "check_differences", "check_multipliers",
            "check_sign_pattern", "check_witness", "complete_pattern", "digits_to_int",
@@ -99,6 +103,43 @@ def shown_json(value) -> str:
     """A JSON value for a one-line message, bounded in length."""
     text = json.dumps(value)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+#: Integers up to this many bits are written out in messages; larger ones by their size.
+SHOWN_BITS = 200
+
+
+def _digits(n: int) -> int:
+    """The number of decimal digits of ``n != 0``, without converting it to a string
+    (Python refuses to convert integers of more than 4300 digits)."""
+    n = abs(n)
+    k = max(1, (n.bit_length() - 1) * 30103 // 100000 + 1)  # log10(2) ~ 0.30103
+    while n >= 10 ** k:
+        k += 1
+    while k > 1 and n < 10 ** (k - 1):
+        k -= 1
+    return k
+
+
+def _shown_integer(n: int) -> str:
+    if n.bit_length() <= SHOWN_BITS:
+        return str(n)
+    return f"a {'negative ' if n < 0 else ''}{_digits(n):,}-digit integer"
+
+
+def shown_number(x) -> str:
+    """An exact number for a one-line message: written out if it is small, otherwise
+    described by its size (``"a 1,000,000-digit integer"``), so that a huge number in
+    a certificate can neither flood the message nor fail to convert."""
+    if isinstance(x, int):
+        return _shown_integer(x)
+    numerator, denominator = getattr(x, "numerator", None), getattr(x, "denominator", None)
+    if isinstance(numerator, int) and isinstance(denominator, int):
+        if denominator == 1:
+            return _shown_integer(numerator)
+        return f"{_shown_integer(numerator)}/{_shown_integer(denominator)}"
+    text = str(x)  # another number domain: bounded like any other shown value
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 class Rationals:
@@ -262,7 +303,7 @@ def check_multipliers(M, signs: str, pairs, numbers, where: str, k: int) -> None
         raise CertificateError(f"{where}: every multiplier is zero")
     if any(numbers.sign(v) for v in total):
         raise CertificateError(f"{where}: sum_r y_r s_r M_r = "
-                               f"({', '.join(str(v) for v in total)}), not 0")
+                               f"({', '.join(shown_number(v) for v in total)}), not 0")
 
 
 def check_pattern(M, patterns, evidence, numbers=RATIONALS, *, ncols=None) -> str:
@@ -607,11 +648,69 @@ def streamed_checker(path):
                 None)
 
 
+#: A certificate archive's members may declare at most this many bytes more, in all,
+#: than the archive's own size: ``analyze`` stores its members uncompressed, so only a
+#: hand-made (or hostile) archive comes near it. Python's ``zipfile`` never inflates a
+#: member beyond its declared size (a longer stream fails its CRC check), so checking
+#: the declared sizes bounds what reading the archive can take.
+MAX_INFLATION = 256 * 2**20
+
+_KINDS = ((stat.S_ISDIR, "Is a directory"), (stat.S_ISFIFO, "is a FIFO (named pipe)"),
+          (stat.S_ISCHR, "is a character device"), (stat.S_ISBLK, "is a block device"),
+          (stat.S_ISSOCK, "is a socket"))
+
+
+def file_problem(path):
+    """Why the file at ``path`` is refused before it is opened, or None: it must be a
+    regular file (a FIFO would block, a device such as /dev/zero never ends), and an
+    archive must not declare more than :data:`MAX_INFLATION` bytes beyond its size."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None  # opening it fails, and says why
+    if not stat.S_ISREG(mode):
+        kind = next((text for test, text in _KINDS if test(mode)), "is not a regular file")
+        # A directory is named as open() names it; the other kinds are not files at all.
+        return f"cannot read: {kind}" + ("" if stat.S_ISDIR(mode) else ", not a regular file")
+    if not _is_zip(path):
+        return None
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+    except NotImplementedError as exc:  # e.g. "zip file version 8.4"
+        return f"unsupported archive: {exc}"
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return None  # not readable as an archive: the archive checker says why
+    for info in members:  # what Python's zipfile would refuse only when reading
+        if info.flag_bits & 0x41:
+            return f"archive member {info.filename!r} is encrypted"
+        if info.flag_bits & 0x20:
+            return f"archive member {info.filename!r} is compressed patched data"
+        if info.extract_version > zipfile.MAX_EXTRACT_VERSION:
+            return (f"archive member {info.filename!r} needs ZIP version "
+                    f"{info.extract_version / 10} (this reads up to "
+                    f"{zipfile.MAX_EXTRACT_VERSION / 10})")
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            return (f"archive member {info.filename!r} uses compression method "
+                    f"{info.compress_type} (stored or deflated only)")
+    declared = sum(info.file_size for info in members)
+    size = os.path.getsize(path)
+    if declared > size + MAX_INFLATION:
+        return (f"the archive's members declare {declared:,} bytes uncompressed, more than "
+                f"its size ({size:,} bytes) plus {MAX_INFLATION:,}: refused before reading")
+    return None
+
+
 def check_file(path) -> str:
     """Check the certificate file at ``path`` (a JSON certificate, a streamed one, or an
-    ``analyze`` archive); return the summary. Raises ``OSError`` if it cannot be read, ``ValueError`` if it is
-    not JSON, :class:`CertificateError` (or :class:`UnknownFormat`) as
-    :func:`check_certificate` does."""
+    ``analyze`` archive); return the summary. Raises ``OSError`` if it cannot be read,
+    ``ValueError`` if it is not JSON, :class:`UnknownFormat` for what
+    :func:`file_problem` refuses (not a regular file, an archive too large or of a kind
+    this module cannot read), and :class:`CertificateError` (or :class:`UnknownFormat`)
+    as :func:`check_certificate` does."""
+    problem = file_problem(path)
+    if problem is not None:
+        raise UnknownFormat(problem)
     if _is_zip(path):  # an analyze certificate archive: checker/analyze.py
         return import_module("verify.checker.analyze").check_file(path)
     module = streamed_checker(path)
@@ -668,6 +767,17 @@ def _options(argv):
     return files, options
 
 
+#: Every character that ``str.splitlines`` breaks a line at, escaped.
+_LINE_BREAKS = {ord(c): c.encode("unicode_escape").decode("ascii")
+                for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"}
+
+
+def one_line(message) -> str:
+    """``str(message)`` with line breaks escaped: a name read from a damaged file (an
+    archive member's, say) may hold any character, and a message is one line."""
+    return str(message).translate(_LINE_BREAKS)
+
+
 def _is_zip(path) -> bool:
     try:
         with open(path, "rb") as handle:
@@ -687,12 +797,18 @@ def main(argv) -> int:
         return 2
     status = 0
     for path in argv:
+        problem = file_problem(path)
+        if problem is not None:
+            print(f"{path}: ERROR: {one_line(problem)}", file=sys.stderr)
+            status = 2
+            continue
         try:
             archive = _is_zip(path)  # an analyze certificate: checker/analyze.py
             streamed = None if archive else streamed_checker(path)
             obj = None if archive or streamed else load_certificate(path)
         except OSError as exc:
-            print(f"{path}: ERROR: cannot read: {exc.strerror or exc}", file=sys.stderr)
+            print(f"{path}: ERROR: cannot read: {one_line(exc.strerror or exc)}",
+                  file=sys.stderr)
             status = 2
             continue
         except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
@@ -709,14 +825,20 @@ def main(argv) -> int:
             else:
                 summary = check_certificate(obj)
         except OSError as exc:
-            print(f"{path}: ERROR: cannot read: {exc.strerror or exc}", file=sys.stderr)
+            print(f"{path}: ERROR: cannot read: {one_line(exc.strerror or exc)}",
+                  file=sys.stderr)
             status = 2
         except UnknownFormat as exc:
-            print(f"{path}: ERROR: {exc}", file=sys.stderr)
+            print(f"{path}: ERROR: {one_line(exc)}", file=sys.stderr)
             status = 2
         except CertificateError as exc:
-            print(f"{path}: INVALID: {exc}", file=sys.stderr)
+            print(f"{path}: INVALID: {one_line(exc)}", file=sys.stderr)
             status = max(status, 1)
+        except (zipfile.BadZipFile, EOFError) as exc:
+            # zipfile's words for a member longer than declared (bad CRC) or cut short
+            print(f"{path}: ERROR: damaged archive: {one_line(exc or 'a member ends early')}",
+                  file=sys.stderr)
+            status = 2
         else:
             print(f"{path}: OK ({summary})")
     return status

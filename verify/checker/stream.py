@@ -60,7 +60,8 @@ from math import lcm
 
 from verify.checker.core import (CertificateError, UnknownFormat, check_multipliers,
                                  digits_to_int, input_matrix, json_index, json_list,
-                                 json_object, parallel_classes, parse_json, shown_json)
+                                 json_object, parallel_classes, parse_json, shown_json,
+                                 shown_number)
 
 __all__ = ["FORMAT", "HEAD", "RUN", "check_stream_file"]
 
@@ -282,8 +283,8 @@ def _check_cell(cell, c: int, I: _Input) -> tuple[int, list]:
     for p in range(I.n - 1):
         if not logits[ranking[p]] > logits[ranking[p + 1]]:
             raise CertificateError(f"{where}: witness gives label {ranking[p]} the logit "
-                                   f"{logits[ranking[p]]}, not above label "
-                                   f"{ranking[p + 1]}'s {logits[ranking[p + 1]]} "
+                                   f"{shown_number(logits[ranking[p]])}, not above label "
+                                   f"{ranking[p + 1]}'s {shown_number(logits[ranking[p + 1]])} "
                                    "(scaled to integers)")
     key = I.key(signs)
     lookups, seen = [], set()
@@ -300,7 +301,12 @@ def _check_cell(cell, c: int, I: _Input) -> tuple[int, list]:
 
 
 def _lines(handle):
+    """``(number, parsed line)``; every line, the last included, must end in a newline:
+    a file without its final newline may have been cut short."""
     for number, line in enumerate(handle, start=1):
+        if not line.endswith(b"\n"):
+            raise CertificateError(f"line {number}: the file does not end with a newline "
+                                   "(cut short?)")
         try:
             yield number, parse_json(line)
         except (ValueError, RecursionError) as exc:

@@ -32,9 +32,29 @@ from itertools import combinations, permutations, product
 import numpy as np
 
 from verify.arrangement import ranking_pattern
-from verify.io.errors import InputError, TooLargeError
+from verify.io.errors import InputError, TooLargeError, count_text
 
 MAX_SETS = 3_000_000
+
+#: A search looks at sets of at most this many points or rows.
+MAX_N = 1000
+
+
+def box_count(d: int, box: int) -> int:
+    """The number of points of ``[-box, box]^d``, or a lower bound above ``2^64`` when
+    it is larger: exact powers of that size would take the memory of the answer."""
+    bits = ((2 * box + 1).bit_length() - 1) * d  # (2 box + 1)^d >= 2^bits
+    return 2 ** bits if bits > 64 else (2 * box + 1) ** d
+
+
+def _box_text(box: int) -> str:
+    return str(box) if box < 10 ** 15 else count_text(box)
+
+
+def _refuse_large_n(n: int) -> None:
+    if n > MAX_N:
+        raise TooLargeError(f"--n {count_text(n)}: a search looks at sets of at most "
+                            f"{MAX_N:,} points or rows")
 
 
 def box_points(d: int, box: int) -> list[tuple[int, ...]]:
@@ -83,13 +103,17 @@ def search_h1(n: int, d: int, box: int, *, limit: int = 3, progress=None):
                          "the plane (--d 2)")
     if n < 3:
         raise InputError("--n must be at least 3")
-    points = box_points(d, box)
+    _refuse_large_n(n)
     from math import comb
 
-    total = comb(len(points), n)
+    count = box_count(d, box)
+    # The estimate comes before the points are built (issue 28, F7).
+    total = count if count > MAX_SETS else comb(count, n)
     if total > MAX_SETS:
-        raise TooLargeError(f"{total:,} sets of {n} points in [-{box}, {box}]^2 (limit "
+        raise TooLargeError(f"{count_text(total)} sets of {n} points in "
+                            f"[-{_box_text(box)}, {_box_text(box)}]^2 (limit "
                             f"{MAX_SETS:,}); use a smaller box")
+    points = box_points(d, box)
     groups = defaultdict(list)
     chunk = []
     for subset in combinations(points, n):
@@ -177,13 +201,17 @@ def cosine_fingerprint(W) -> tuple | None:
 
 def search_55(n: int, d: int, box: int, *, limit: int = 3, progress=None):
     """Pairs of integer matrices with equal cosine matrices and different rankings."""
-    rows = [r for r in box_points(d, box) if any(r)]
+    _refuse_large_n(n)
     from math import comb
 
-    total = comb(len(rows) + n - 1, n) if n <= len(rows) else 0
+    # The size is estimated before the rows are built (issue 28, F7): the non-zero
+    # rows number (2 box + 1)^d - 1, and there are at least as many multisets.
+    count = box_count(d, box) - 1
+    total = count if count > MAX_SETS else comb(count + n - 1, n) if n <= count else 0
     if total > MAX_SETS:
-        raise TooLargeError(f"{total:,} multisets of {n} rows (limit {MAX_SETS:,}); "
-                            "use a smaller box")
+        raise TooLargeError(f"{count_text(total)} multisets of {n} rows (limit "
+                            f"{MAX_SETS:,}); use a smaller box")
+    rows = [r for r in box_points(d, box) if any(r)]
     groups = defaultdict(list)
     for multiset in combinations(rows, n):  # distinct rows: R(W) is empty otherwise
         W = [list(r) for r in multiset]

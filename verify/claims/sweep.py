@@ -12,8 +12,11 @@ checked by one process, by ``--jobs N`` worker processes, by a Dask cluster
 restart from a ``--checkpoint``.
 
 Checkpoint files are JSON lines: a header naming the claim, the family and the shard,
-then one line per finished matrix, flushed to disk as soon as it is known. A line cut
-short by a crash is dropped when the sweep restarts.
+then one line per finished matrix, flushed to disk as soon as it is known, carrying the
+SHA-256 of its content and of the header. A line cut short by a crash, and a record
+whose checksum does not match (damaged or edited), are dropped with a note on stderr
+when the sweep restarts, and their matrices recomputed: a record is never trusted
+without its checksum.
 
 With ``options.certificate_matrices = K > 0`` (``verify all`` sets it) the report of a
 sweep that held also carries a sweep certificate of the first ``K`` matrices of the
@@ -36,9 +39,12 @@ from pathlib import Path
 from tqdm import tqdm
 
 from verify.claims.families import enumerated_matrices, exhaustive_matrices
-from verify.io.errors import InputError
+from verify.io.errors import InputError, count_text
 
-CHECKPOINT_FORMAT = "verify-checkpoint/1"
+CHECKPOINT_FORMAT = "verify-checkpoint/2"
+
+#: The key of a record's checksum (:func:`record_checksum`).
+CHECKSUM = "sha256"
 
 
 @dataclass
@@ -93,12 +99,9 @@ def family_of(claim, options):
         identity = {"claim": claim.id, "matrix": digest}
         return f"the matrix in {options.matrix}", identity, [(options.matrix, W)]
     n, d = options.n, options.d
-    if n < 1 or d < 1:
-        raise InputError(f"--n and --d must be at least 1 (got n={n}, d={d})")
+    _check_family_size(options)
     if options.exhaustive:
         box = options.box
-        if box < 0:
-            raise InputError(f"--box must be >= 0 (got {box})")
         row_signs = claim.id == "lemma 5.3"
         symmetries = "row permutations, signed column permutations" + (
             ", row sign changes" if row_signs else "")
@@ -108,8 +111,6 @@ def family_of(claim, options):
         matrices = [(f"exhaustive #{k}", W) for k, W in
                     enumerate(exhaustive_matrices(n, d, box, row_signs=row_signs))]
         return desc, identity, matrices
-    if options.matrices < 1:
-        raise InputError(f"--matrices must be at least 1 (got {options.matrices})")
     desc = f"{options.matrices} enumerated {n} x {d} integer matrices (seed {options.seed})"
     identity = {"claim": claim.id, "n": n, "d": d, "seed": options.seed,
                 "matrices": options.matrices}
@@ -117,6 +118,48 @@ def family_of(claim, options):
                 enumerate(enumerated_matrices(n, d, seed=options.seed,
                                               count=options.matrices))]
     return desc, identity, matrices
+
+
+#: A sweep's matrices have at most this many rows and columns; far larger ones would
+#: not finish, and numpy refuses to build some of them.
+MAX_SIDE = 1000
+
+#: A sampled family has at most this many matrices (they are built up front).
+MAX_MATRICES = 1_000_000
+
+
+def _check_family_size(options) -> None:
+    """Refuse (one line) a family that is impossible or too large, before building it."""
+    from verify.claims.families import MAX_EXHAUSTIVE, exhaustive_count_bound
+    from verify.io.errors import TooLargeError
+
+    n, d = options.n, options.d
+    if n < 1 or d < 1:
+        raise InputError(f"--n and --d must be at least 1 (got n={n}, d={d})")
+    if n > MAX_SIDE or d > MAX_SIDE:
+        raise TooLargeError(f"--n {count_text(n)}, --d {count_text(d)}: a sweep's matrices "
+                            f"have at most {MAX_SIDE:,} rows and columns")
+    if not options.exhaustive:
+        if options.matrices < 1:
+            raise InputError(f"--matrices must be at least 1 (got {options.matrices})")
+        if options.matrices > MAX_MATRICES:
+            raise TooLargeError(f"--matrices {count_text(options.matrices)}: a sampled "
+                                f"family has at most {MAX_MATRICES:,} matrices")
+        if options.seed < 0:
+            raise InputError(f"--seed must be >= 0 (got {count_text(options.seed)})")
+        return
+    box = options.box
+    if box < 0:
+        raise InputError(f"--box must be >= 0 (got {box})")
+    # At least (2 box + 1)^d row multisets: compare exponents before any large power.
+    if ((2 * box + 1).bit_length() - 1) * d > MAX_EXHAUSTIVE.bit_length():
+        total = 2 ** (((2 * box + 1).bit_length() - 1) * d)
+    else:
+        total = exhaustive_count_bound(n, d, box)
+    if total > MAX_EXHAUSTIVE:
+        raise TooLargeError(f"--exhaustive with n={n}, d={d}, box={count_text(box)} has "
+                            f"{count_text(total)} row multisets to examine (limit "
+                            f"{MAX_EXHAUSTIVE:,}); use a smaller box or the sampled family")
 
 
 def parse_shard(text: str | None) -> tuple[int, int] | None:
@@ -171,54 +214,148 @@ def _header(identity: dict, shard) -> dict:
             "shard": f"{shard[0]}/{shard[1]}" if shard else None}
 
 
-def load_checkpoint(path: Path, identity: dict | None, shard) -> tuple[dict, dict]:
-    """The header and the finished records of a checkpoint (index -> record).
+def _canonical(obj) -> bytes:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":")).encode("utf-8")
 
-    A trailing line cut short by a crash is removed from the file. A checkpoint made
-    with other arguments is refused (``identity`` None: accept any, for merging).
-    """
+
+def record_checksum(header: dict, record: dict) -> str:
+    """The SHA-256 of the run's parameters (the header) and of a record's content: a
+    record damaged on disk, edited by hand or copied from another run no longer
+    matches it. (It detects accidents and edits, not a forger who recomputes it.)"""
+    content = {key: value for key, value in record.items() if key != CHECKSUM}
+    return hashlib.sha256(_canonical(header) + b"\n" + _canonical(content)).hexdigest()
+
+
+def _is_count(value) -> bool:
+    return type(value) is int and value >= 0
+
+
+def _record_problem(header: dict, record) -> str | None:
+    """Why a parsed checkpoint line is not a record of this run, or None."""
+    if not isinstance(record, dict):
+        return "not a JSON object"
+    if record.get(CHECKSUM) != record_checksum(header, record):
+        return "checksum mismatch"
+    if not (_is_count(record.get("index")) and _is_count(record.get("cells"))
+            and record.get("status") in ("agree", "disagree", "skipped")
+            and isinstance(record.get("stats"), dict)
+            and all(_is_count(v) for v in record["stats"].values())
+            and isinstance(record.get("reason"), str)
+            and (record["status"] != "disagree"
+                 or isinstance(record.get("lhs"), list) and isinstance(record.get("rhs"),
+                                                                        list))):
+        return "not a record"
+    return None
+
+
+def _parse_line(raw: bytes):
+    """A checkpoint line parsed, or None if it is not UTF-8 JSON."""
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+
+
+@dataclass
+class Checkpoint:
+    """What a checkpoint file holds: its header, the records that can be trusted (index
+    -> record), the raw lines they came from, and the numbers of the lines dropped
+    (damaged, edited, or cut short by a crash)."""
+
+    header: dict
+    records: dict
+    lines: list
+    dropped: list
+
+
+def read_checkpoint(path: Path) -> Checkpoint:
+    """Parse a checkpoint, checking every record's checksum; never raises for a damaged
+    record (it is dropped, to be recomputed), only for a file that is no checkpoint."""
+    from verify.io.files import regular_file_problem
+
+    problem = regular_file_problem(path)
+    if problem is not None:
+        raise InputError(f"{path}: {problem}")
     data = path.read_bytes()
-    header, records, good_end = None, {}, 0
-    # Only lines ending in a newline are complete; stop at the first one that is not
-    # valid JSON (both can only be the last line, cut short by a crash).
-    for raw in data[: data.rfind(b"\n") + 1].split(b"\n")[:-1]:
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError:
-            break
-        if header is None:
-            header = obj
-        else:
-            records[obj["index"]] = obj
-        good_end += len(raw) + 1
-    if header is None or header.get("format") != CHECKPOINT_FORMAT:
-        raise InputError(f"{path}: not a verify checkpoint")
+    lines = data.split(b"\n")
+    complete, tail = lines[:-1], lines[-1]  # only lines ending in a newline are whole
+    header = _parse_line(complete[0]) if complete else None
+    if not isinstance(header, dict) or header.get("format") != CHECKPOINT_FORMAT:
+        older = isinstance(header, dict) and header.get("format") == "verify-checkpoint/1"
+        raise InputError(f"{path}: " + ("a checkpoint of an earlier version, without "
+                                        "checksums: remove it to start again" if older
+                                        else "not a verify checkpoint"))
+    records, kept, dropped = {}, [complete[0]], []
+    for number, raw in enumerate(complete[1:], start=2):
+        record = _parse_line(raw)
+        if _record_problem(header, record) is not None:
+            dropped.append(number)
+            continue
+        records[record["index"]] = record
+        kept.append(raw)
+    if tail:
+        dropped.append(len(complete) + 1)
+    return Checkpoint(header, records, kept, dropped)
+
+
+def _note_dropped(path: Path, checkpoint: Checkpoint, what: str) -> None:
+    """One line on stderr naming the lines of ``path`` that were not trusted."""
+    if not checkpoint.dropped:
+        return
+    shown = ", ".join(map(str, checkpoint.dropped[:5])) + (
+        ", ..." if len(checkpoint.dropped) > 5 else "")
+    count = len(checkpoint.dropped)
+    print(f"verify: note: {path}: {count} damaged or incomplete line"
+          f"{'s' if count != 1 else ''} ({shown}) not trusted: {what}", file=sys.stderr)
+
+
+def load_checkpoint(path: Path, identity: dict | None, shard) -> tuple[dict, dict]:
+    """The header and the trusted records of a checkpoint (index -> record).
+
+    A checkpoint made with other arguments is refused (``identity`` None: accept any,
+    for merging). With ``identity``, lines that cannot be trusted (a crash cut the last
+    one short; damage or an edit broke a checksum) are noted on stderr and removed from
+    the file, atomically, so that their matrices are recomputed.
+    """
+    checkpoint = read_checkpoint(path)
+    header = checkpoint.header
     if identity is not None and header != _header(identity, shard):
         raise InputError(f"{path}: checkpoint from different arguments "
                          f"({_describe(header)}), refusing to mix it with this run")
-    if good_end < len(data):
-        with open(path, "r+b") as f:
-            f.truncate(good_end)
-    return header, records
+    if identity is None:
+        _note_dropped(path, checkpoint, "their matrices are missing from the merge")
+    elif checkpoint.dropped:
+        from verify.io.atomic import write_bytes_atomic
+
+        _note_dropped(path, checkpoint, "their matrices are recomputed")
+        write_bytes_atomic(path, b"".join(line + b"\n" for line in checkpoint.lines))
+    return header, checkpoint.records
 
 
 def _describe(header: dict) -> str:
-    fam = ", ".join(f"{k}={v}" for k, v in header.get("family", {}).items())
+    family = header.get("family")
+    fam = ", ".join(f"{k}={v}" for k, v in family.items()) if isinstance(family, dict) else ""
     return fam + (f", shard {header['shard']}" if header.get("shard") else "")
 
 
 class _CheckpointWriter:
+    """Appends the header (for a new file) and then one checksummed record per line,
+    each flushed and synced as soon as it is written."""
+
     def __init__(self, path: Path | None, header: dict, fresh: bool):
-        self.file = None
+        self.file, self.header = None, header
         if path is None:
             return
         self.file = open(path, "a" if not fresh else "w", encoding="utf-8")
         if fresh:
-            self.write(header)
+            self._line(header)
 
-    def write(self, obj: dict) -> None:
+    def write(self, record: dict) -> None:
         if self.file is None:
             return
+        self._line({**record, CHECKSUM: record_checksum(self.header, record)})
+
+    def _line(self, obj: dict) -> None:
         self.file.write(json.dumps(obj, separators=(",", ":")) + "\n")
         self.file.flush()
         os.fsync(self.file.fileno())
@@ -277,9 +414,15 @@ def run_cosine_claim(claim, options) -> SweepReport:
     checkpoint = Path(options.checkpoint) if getattr(options, "checkpoint", None) else None
     done: dict[int, dict] = {}
     fresh = True
-    if checkpoint is not None and checkpoint.exists() and checkpoint.stat().st_size:
-        _, done = load_checkpoint(checkpoint, identity, shard)
-        fresh = False
+    if checkpoint is not None and os.path.lexists(checkpoint):
+        from verify.io.files import regular_file_problem
+
+        problem = regular_file_problem(checkpoint)  # a FIFO would block the writer
+        if problem is not None:
+            raise InputError(f"{checkpoint}: {problem}")
+        if checkpoint.stat().st_size:
+            _, done = load_checkpoint(checkpoint, identity, shard)
+            fresh = False
     writer = _CheckpointWriter(checkpoint, _header(identity, shard), fresh)
     tasks = [(claim.id, k, matrices[k][1]) for k in indices if k not in done]
     records = dict(done)

@@ -47,7 +47,8 @@ from pathlib import Path
 
 import numpy as np
 
-from verify.io.errors import InputError, TooLargeError
+from verify.io.errors import InputError, TooLargeError, count_text
+from verify.io.files import regular_file_problem
 from verify.numbers.rational import exact_from_float
 from verify.io.safetensors_file import DTYPES, read_header
 
@@ -251,7 +252,7 @@ def _refuse_large(tensor: LoadedTensor, limit: int) -> None:
     if size > limit:
         raise TooLargeError(
             f"{_one_line(tensor.source)}: {tensor._where()}has {_shape_text(tensor.shape)} "
-            f"= {size:,} entries; reading it exactly (as rationals) takes at most "
+            f"= {count_text(size)} entries; reading it exactly (as rationals) takes at most "
             f"{limit:,}")
 
 
@@ -353,9 +354,9 @@ def file_tensors(path) -> dict[str, LoadedTensor]:
 
 def _index_tensors(index: Path) -> dict[str, LoadedTensor]:
     """Every tensor named in a sharded checkpoint's ``weight_map``."""
-    if not index.is_file():
-        raise _fail(index, "cannot read: is a directory" if index.is_dir() else
-                    "file not found")
+    problem = regular_file_problem(index)
+    if problem is not None:
+        raise _fail(index, problem)
     try:
         document = json.loads(index.read_bytes().decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -376,9 +377,12 @@ def _index_tensors(index: Path) -> dict[str, LoadedTensor]:
     for name, shard in weight_map.items():
         if shard not in shards:
             shard_path = index.parent / shard
-            if not shard_path.is_file():
+            problem = regular_file_problem(shard_path)
+            if problem == "file not found":
                 raise _fail(index, f"shard {_quoted(shard)} (of tensor {_quoted(name)}) "
                                    f"is missing: no file {_one_line(shard_path)}")
+            if problem is not None:
+                raise _fail(shard_path, problem)
             shards[shard] = file_tensors(shard_path)
         if name not in shards[shard]:
             raise _fail(index, f"tensor {_quoted(name)} is not in its shard "
@@ -391,6 +395,8 @@ def _npy_tensor(path: Path) -> LoadedTensor:
     """The array of a ``.npy`` file, located but not read.  ``storage`` is ``None``
     for numbers that do not widen exactly to float64 or int64 (long double,
     uint64): :func:`load_head` reads those exactly with ``read_matrix``."""
+    from verify.io.matrix import NPY_HEADER_ERRORS
+
     fmt = np.lib.format
     readers = {(1, 0): fmt.read_array_header_1_0, (2, 0): fmt.read_array_header_2_0}
     try:
@@ -400,8 +406,9 @@ def _npy_tensor(path: Path) -> LoadedTensor:
                 raise _fail(path, f"unsupported .npy format version {version}")
             shape, fortran_order, dtype = readers[version](fh)
             offset = fh.tell()
-    except (ValueError, EOFError) as exc:
-        raise _fail(path, f"not a valid .npy file: {_one_line(str(exc))}") from None
+    except NPY_HEADER_ERRORS as exc:
+        raise _fail(path, f"not a valid .npy file: "
+                          f"{_one_line(str(exc)) or type(exc).__name__}") from None
     except OSError as exc:
         raise _fail(path, f"cannot read: {exc.strerror or type(exc).__name__}") from None
     if dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None:
@@ -414,8 +421,12 @@ def _npy_tensor(path: Path) -> LoadedTensor:
     name = names.get((dtype.kind, dtype.itemsize))
     if name is None and dtype.kind not in "fiu":
         raise _fail(path, f"unsupported dtype {dtype} (need integers or floats)")
+    if not all(type(s) is int and s >= 0 for s in shape):
+        raise _fail(path, "not a valid .npy file: the shape is not a list of sizes")
     if offset + prod(shape) * dtype.itemsize > path.stat().st_size:
         raise _fail(path, "not a valid .npy file: the file ends inside its data")
+    if any(s >= 2 ** 63 for s in shape):  # an empty array with a huge side
+        raise _fail(path, "not a valid .npy file: a size of the shape exceeds 64 bits")
     return LoadedTensor(None, str(path), name or str(dtype), tuple(shape), offset=offset,
                         storage=dtype.str if name else None,
                         fortran_order=bool(fortran_order) and len(shape) > 1)
@@ -467,9 +478,9 @@ def load_tensor(path, tensor: str | None = None) -> LoadedTensor:
     if path.suffix.lower() == ".npy":
         if tensor is not None:
             raise _fail(path, "a .npy file holds one array: --tensor does not apply")
-        if not path.is_file():
-            raise _fail(path, "cannot read: is a directory" if path.is_dir()
-                        else "file not found")
+        problem = regular_file_problem(path)
+        if problem is not None:
+            raise _fail(path, problem)
         return _npy_tensor(path)
     where, tensors = _catalogue(path)
     return _select(where, tensors, tensor)

@@ -29,15 +29,18 @@ message ``"<path>: <problem>"``; rows and columns are counted from 0.
 
 import json
 import os
+import tokenize
 from pathlib import Path
 from typing import Callable
 
 from flint import fmpq
 
-from verify.io.errors import InputError
+from verify.io.errors import InputError, TooLargeError, count_text
+from verify.io.files import regular_file_problem, size_problem
 from verify.numbers.rational import exact_from_float, parse_rational
 
-__all__ = ["read_matrix", "read_vector", "matrix_shape", "SUPPORTED_EXTENSIONS"]
+__all__ = ["read_matrix", "read_vector", "matrix_shape", "npy_header_problem",
+           "SUPPORTED_EXTENSIONS"]
 
 SUPPORTED_EXTENSIONS = (".json", ".csv", ".txt", ".npy")
 
@@ -60,6 +63,9 @@ def pickle_advice(path) -> str:
             f".items()}}, {quoted(target)})\", or with transformers: save_pretrained(DIR) "
             "writes DIR/model.safetensors")
 
+#: Text matrices (JSON, CSV, text) are read whole: at most this many bytes, room for
+#: the 4,000,000 entries of the exact readers' limit at 50 characters each.
+MAX_TEXT_BYTES = 200_000_000
 
 ParseEntry = Callable[[str], object]
 
@@ -233,12 +239,74 @@ def _parse_json(text: str, parse_entry: ParseEntry, *, vector: bool = False) -> 
 # --- numpy ------------------------------------------------------------------
 
 
+#: What numpy's reader of ``.npy`` headers raises for a damaged header: it parses the
+#: header's Python literal with ``tokenize`` and ``ast``.
+NPY_HEADER_ERRORS = (ValueError, EOFError, SyntaxError, TypeError, RecursionError,
+                     tokenize.TokenError)
+
+
+def _npy_header(path: Path) -> tuple[tuple, object, int]:
+    """``(shape, dtype, data offset)`` from a ``.npy`` header, before any array exists
+    (``ValueError``/``EOFError`` for a damaged one)."""
+    import numpy
+
+    fmt = numpy.lib.format
+    with path.open("rb") as fh:
+        version = fmt.read_magic(fh)
+        if version not in ((1, 0), (2, 0), (3, 0)):
+            raise ValueError(f"unsupported format version {version}")
+        # Versions 2.0 and 3.0 share the header layout (3.0 allows UTF-8 names).
+        read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+        shape, _, dtype = read(fh)
+        return shape, dtype, fh.tell()
+
+
+def npy_header_problem(path) -> str | None:
+    """Why the ``.npy`` file at ``path`` cannot hold the array its header declares, or
+    None: checked before numpy maps or allocates it (a header declaring 10^19 x 10^19
+    entries made numpy fail with MemoryError or OverflowError)."""
+    from math import prod
+
+    path = Path(path)
+    try:
+        shape, dtype, offset = _npy_header(path)
+    except NPY_HEADER_ERRORS as exc:
+        return f"not a valid .npy file: {_one_line(exc) or type(exc).__name__}"
+    if not all(type(s) is int and s >= 0 for s in shape):
+        return "not a valid .npy file: the shape is not a list of sizes"
+    if offset + prod(shape) * dtype.itemsize > path.stat().st_size:
+        return "not a valid .npy file: the file ends inside its data"
+    if any(s >= 2 ** 63 for s in shape):  # an empty array with a huge side
+        return "not a valid .npy file: a size of the shape exceeds 64 bits"
+    return None
+
+
+def _check_npy_header(path: Path) -> None:
+    """Refuse a ``.npy`` file whose header declares more entries than the exact readers
+    take, or more data than the file holds, before numpy allocates the array."""
+    from math import prod
+
+    from verify.io.checkpoint import MAX_EXACT_ENTRIES
+
+    problem = npy_header_problem(path)
+    if problem is not None:
+        raise _Problem(problem)
+    shape, _, _ = _npy_header(path)
+    size = prod(shape)
+    if size > MAX_EXACT_ENTRIES:
+        shown = " x ".join(count_text(s) for s in shape)
+        raise TooLargeError(f"{_one_line(os.fspath(path))}: the array is {shown} = "
+                            f"{count_text(size)} entries; reading it exactly (as rationals) "
+                            f"takes at most {MAX_EXACT_ENTRIES:,}")
+
+
 def _load_npy(path: Path):
     import numpy
 
     try:
+        _check_npy_header(path)
         loaded = numpy.load(path, allow_pickle=False)
-    except (ValueError, EOFError) as exc:
+    except NPY_HEADER_ERRORS as exc:
         raise _Problem(f"not a valid .npy file: {_one_line(exc)}") from None
     if not isinstance(loaded, numpy.ndarray):
         # numpy.load also opens .npz archives; a matrix file holds one array.
@@ -289,14 +357,16 @@ def _read_text(path: Path) -> str:
 
 def _read(path: Path, suffix: str, parse_entry: ParseEntry, *,
           vector: bool = False) -> list[list]:
-    if not path.exists():
-        raise _Problem("file not found")
-    if path.is_dir():
-        raise _Problem("cannot read: is a directory")
+    problem = regular_file_problem(path)
+    if problem is not None:
+        raise _Problem(problem)
     if path.stat().st_size == 0:
         raise _Problem("empty file")
     if suffix == ".npy":
         return _parse_npy(path)
+    problem = size_problem(path, MAX_TEXT_BYTES, "a text matrix")
+    if problem is not None:
+        raise TooLargeError(f"{_one_line(os.fspath(path))}: {problem}")
     text = _read_text(path)
     if not text.strip():
         raise _Problem("empty file")

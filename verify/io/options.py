@@ -16,8 +16,9 @@ argparse.ArgumentTypeError: must be >= 0: -1
 from __future__ import annotations
 
 import argparse
+import os
 
-__all__ = ["non_negative_int", "positive_int"]
+__all__ = ["available_cpus", "non_negative_int", "positive_int"]
 
 
 def non_negative_int(text: str) -> int:
@@ -35,3 +36,11 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be >= 1: {text}")
     return value
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask where the platform has one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)

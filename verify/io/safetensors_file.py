@@ -34,6 +34,7 @@ from pathlib import Path
 from flint import fmpq
 
 from verify.io.errors import InputError
+from verify.io.files import regular_file_problem
 
 __all__ = ["DTYPES", "list_tensors", "read_header", "read_safetensors"]
 
@@ -55,6 +56,9 @@ DTYPES = {
 #: The format caps the header at 100 MB; a larger length field means a corrupt file.
 MAX_HEADER_BYTES = 100_000_000
 
+#: Integers of the header (offsets, sizes) have at most this many digits: 2^64 has 20.
+MAX_HEADER_DIGITS = 20
+
 
 class _Problem(Exception):
     """A problem inside the file; the public functions prefix it with the path."""
@@ -73,10 +77,9 @@ def _names(header: dict, limit: int = 5) -> str:
 
 def _read_header(path: Path) -> tuple[dict, int, int]:
     """``(entries, buffer_start, buffer_length)`` after validating the whole header."""
-    if not path.exists():
-        raise _Problem("file not found")
-    if path.is_dir():
-        raise _Problem("cannot read: is a directory")
+    problem = regular_file_problem(path)
+    if problem is not None:
+        raise _Problem(problem)
     size = path.stat().st_size
     if size == 0:
         raise _Problem("empty file")
@@ -89,7 +92,7 @@ def _read_header(path: Path) -> tuple[dict, int, int]:
                            f"({size} bytes)")
         raw = fh.read(length)
     try:
-        header = json.loads(raw.decode("utf-8"))
+        header = json.loads(raw.decode("utf-8"), parse_int=_header_int)
     except UnicodeDecodeError as exc:
         raise _Problem(f"bad header: not UTF-8 (byte {exc.start})") from None
     except json.JSONDecodeError as exc:
@@ -103,7 +106,36 @@ def _read_header(path: Path) -> tuple[dict, int, int]:
     buffer_length = size - buffer_start
     for name, entry in header.items():
         _check_entry(name, entry, buffer_length)
+    _check_layout(header, buffer_length)
     return header, buffer_start, buffer_length
+
+
+def _header_int(text: str) -> int:
+    """A JSON integer of the header: offsets and sizes fit in 64 bits, so more digits
+    mean a corrupt file (and ``int`` refuses more than 4300 of them)."""
+    if len(text.lstrip("-")) > MAX_HEADER_DIGITS:
+        raise _Problem(f"bad header: an integer of {len(text.lstrip('-')):,} digits "
+                       f"(offsets and sizes have at most {MAX_HEADER_DIGITS})")
+    return int(text)
+
+
+def _check_layout(header: dict, buffer_length: int) -> None:
+    """The tensors tile the data buffer, as the safetensors library requires: sorted by
+    offset, each begins where the previous one ends, the first at 0 and the last at the
+    buffer's end; so no two tensors share a byte."""
+    position, previous = 0, None
+    for name, entry in sorted(header.items(), key=lambda item: item[1]["data_offsets"]):
+        begin, end = entry["data_offsets"]
+        if begin != position:
+            what = (f"overlaps tensor {_shown(previous)}" if begin < position else
+                    f"leaves a gap after {_shown(previous)}" if previous is not None else
+                    "does not begin the data at offset 0")
+            raise _Problem(f"bad header: tensor {_shown(name)} at data_offsets [{begin}, "
+                           f"{end}] {what} (the tensors must tile the data)")
+        position, previous = end, name
+    if position != buffer_length:
+        raise _Problem(f"bad header: the tensors end at byte {position} of the data, which "
+                       f"has {buffer_length} bytes (the tensors must tile the data)")
 
 
 def _check_entry(name: str, entry, buffer_length: int) -> None:
