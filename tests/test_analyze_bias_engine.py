@@ -406,3 +406,31 @@ def test_a_bias_from_float32_arrays_is_taken_exactly():
     A = argmaxable_with_bias(W, b)
     assert A.argmaxable == simplex_argmaxable(W, b)
     check_evidence(W, b, A, tie_pairs_with_bias(W, b))
+
+
+def test_the_command_line_with_float32_npy_files(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    W, b = planted_head(8, 40, 3, inside=5)
+    np.save(tmp_path / "W.npy", W)
+    np.save(tmp_path / "b.npy", b)
+    b2 = b.copy()
+    b2[7] = np.nextafter(b2[7], np.float32(1))  # one unit in the last place
+    np.save(tmp_path / "b2.npy", b2)
+
+    def verify(*args):
+        return subprocess.run([sys.executable, "-m", "verify", *map(str, args)],
+                              capture_output=True, text=True, cwd=root)
+
+    cert = tmp_path / "c.zip"
+    run = verify("analyze", "--matrix", tmp_path / "W.npy", "--bias", tmp_path / "b.npy",
+                 "--certificate", cert, "--quiet")
+    assert run.returncode == 0, run.stderr
+    assert f"argmaxable: {len(simplex_argmaxable(W, b))} of 40 labels" in run.stdout
+    ok = verify("check", cert, "--matrix", tmp_path / "W.npy", "--bias", tmp_path / "b.npy")
+    assert ok.returncode == 0 and "with a bias" in ok.stdout, ok.stderr
+    bad = verify("check", cert, "--matrix", tmp_path / "W.npy", "--bias", tmp_path / "b2.npy")
+    assert bad.returncode == 1 and "bias entry 7" in bad.stderr

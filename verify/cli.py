@@ -931,4 +931,6 @@ def _fraction_of(x, source: str):
         x = x.to_rational()
     if hasattr(x, "p") and hasattr(x, "q"):
         return Fraction(int(x.p), int(x.q))
+    if hasattr(x, "dtype"):  # a numpy scalar (a bias read from .npy): its exact value
+        return Fraction(x.item())
     return Fraction(x)

@@ -1,0 +1,107 @@
+"""Blobs of near-identical rows (:mod:`verify.analyze.blobs`): one support per blob.
+
+A blob inside the hull is decided member by member with one support; a blob that
+reaches the hull is left to the screen. Both are held against the path of small heads
+(which never groups labels), the exact simplex run of the reference, and the checker.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import verify.analyze.argmax as argmax_module
+import verify.analyze.blobs as blobs_module
+from verify.analyze.bias import analyze_with_bias
+from verify.analyze.blobs import BLOB_MIN_SIZE, near_duplicate_groups
+from verify.analyze.certificate import write_analyze_certificate
+from verify.analyze.report import analyze
+from verify.analyze.simplex import SimplexCertificate
+from verify.checker.analyze import check_file
+
+
+def head_with_blobs(seed: int, n: int = 50, d: int = 4, size: int = 12):
+    """Gaussian float32 rows, a blob of ``size`` rows a few units in the last place
+    apart at the centroid (inside the hull) and another at a far vertex."""
+    rng = np.random.default_rng(seed)
+    W = rng.standard_normal((n + 2 * size, d)).astype(np.float32)
+    centre = W[2 * size:].mean(axis=0).astype(np.float32)
+    vertex = (W[2 * size:].max(axis=0) * 3).astype(np.float32)
+    for b, base in enumerate((centre, vertex)):
+        for m in range(size):
+            row = base.copy()
+            for _ in range(m):  # m steps of one unit in the last place, varied coordinates
+                c = int(rng.integers(d))
+                row[c] = np.nextafter(row[c], np.float32(np.inf) if rng.integers(2) else
+                                      np.float32(-np.inf))
+            W[b * size + m] = row
+    return W
+
+
+class Spy:
+    def __init__(self, fn):
+        self.fn, self.proved = fn, 0
+
+    def __call__(self, *args, **kwargs):
+        out = self.fn(*args, **kwargs)
+        self.proved += len(out)
+        return out
+
+
+def test_groups_are_the_blobs():
+    W = head_with_blobs(0)
+    head = argmax_module.make_head(W)
+    groups = near_duplicate_groups(head, list(range(len(W))), BLOB_MIN_SIZE)
+    # Each blob in one cell, or cut by a cell boundary into parts; no other rows.
+    members = sorted(i for g in groups for i in g)
+    assert set(members) <= set(range(24))
+    assert len(members) >= 16
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_blobs_inside_are_proven_with_one_support_and_agree_with_the_small_path(seed,
+                                                                                tmp_path):
+    W = head_with_blobs(seed)
+    spy = Spy(blobs_module.prove_members)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+        mp.setattr(blobs_module, "prove_members", spy)
+        fast = analyze(W, cells=False, rays=0)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 1 << 60)
+        slow = analyze(W, cells=False, rays=0)
+    assert fast.argmax.argmaxable == slow.argmax.argmaxable
+    inside = [i for i in range(12) if isinstance(fast.argmax.evidence[i], SimplexCertificate)]
+    assert spy.proved >= 8 and len(inside) >= 8  # the blob at the centroid
+    # No member of the blob at the vertex is proven inside: it reaches the hull.
+    assert not any(isinstance(fast.argmax.evidence[i], SimplexCertificate)
+                   for i in range(12, 24))
+    path = tmp_path / "c.zip"
+    write_analyze_certificate(path, fast, W)
+    assert "simplices" in check_file(path, backend="numpy")
+
+
+def test_a_blob_with_a_bias_is_proven_with_floor_rows(tmp_path):
+    W = head_with_blobs(5)
+    b = np.zeros(len(W), dtype=np.float32)
+    b[:12] = -1.0  # the inside blob lowered: still unargmaxable, now below floor level
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+        result = analyze_with_bias(W, b, neighbours=2)
+    assert set(range(12)) <= set(result.argmax.unargmaxable)
+    path = tmp_path / "c.zip"
+    write_analyze_certificate(path, result, W, bias=b)
+    for backend in ("python", "numpy"):
+        assert "with a bias" in check_file(path, backend=backend)
+
+
+def test_a_support_that_is_not_a_simplex_proves_nothing():
+    W = head_with_blobs(0)
+    head = argmax_module.make_head(W)
+    group = near_duplicate_groups(head, list(range(len(W))), BLOB_MIN_SIZE)[0]
+    support = blobs_module.blob_support(head, group)
+    assert support is not None and len(support) == head.d + 1
+    # A support missing a vertex, or holding a member of the blob, proves no member.
+    assert blobs_module.prove_members(head, (support[:-1] + (support[0],), group)) == {}
+    far = tuple(sorted(set(support[:-1]) | {group[0]}))
+    assert group[0] not in blobs_module.prove_members(head, (far, group))
