@@ -107,3 +107,13 @@ def test_a_support_that_is_not_a_simplex_proves_nothing():
     assert blobs_module.prove_members(head, (support[:-1] + (support[0],), group)) == {}
     far = tuple(sorted(set(support[:-1]) | {group[0]}))
     assert group[0] not in blobs_module.prove_members(head, (far, group))
+
+
+def test_a_blob_that_reaches_the_hull_gets_no_support():
+    W = head_with_blobs(1)
+    head = argmax_module.make_head(W)
+    assert blobs_module.blob_support(head, list(range(12, 24))) is None  # at a vertex
+    assert blobs_module.certify_blob(head, list(range(12, 24))) == {}
+    assert blobs_module.blob_support(head, list(range(12, 12 + BLOB_MIN_SIZE - 1))) is None
+    support = blobs_module.blob_support(head, list(range(12)))  # at the centroid
+    assert support is not None and not set(support) & set(range(12))
