@@ -673,7 +673,7 @@ class ExactHead:
         groups = near_duplicate_groups(self, unique, BLOB_MIN_SIZE)
         if not groups:
             return unique
-        found = certify_blobs(self, groups, workers)
+        found = certify_blobs(self, groups, workers, rest=unique)
         for i, support in found.items():
             evidence[i] = SimplexCertificate(support=support)
         _tick(progress, len(found))

@@ -31,7 +31,9 @@ Algorithm
    solution, at most ``d + 1`` rows); a feasible one says that the blob reaches the
    hull, and the group is left to the screen (its members may be vertices of the
    blob's own tiny hull).
-3. **Proof** for each member with the same ``S`` (``d + 1`` rows).
+3. **Proof** for each member with the same ``S`` (``d + 1`` rows), and for the labels
+   near the blob's centroid that no group holds (:func:`stragglers`: members cut off
+   by a cell boundary).
 
 Heads with a bias are handled as everywhere else, through their floor rows
 (:mod:`verify.analyze.bias`): the support may hold floor rows.
@@ -57,7 +59,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 __all__ = ["BLOB_MIN_SIZE", "BLOB_RELATIVE", "blob_support", "certify_blob", "certify_blobs",
-           "near_duplicate_groups", "prove_members"]
+           "near_duplicate_groups", "prove_members", "stragglers"]
 
 #: Side of the grid cells, relative to the median row norm: rows of a blob differ in
 #: the last bits of a float32 (relative 10^-7), distinct trained rows by far more.
@@ -65,6 +67,10 @@ BLOB_RELATIVE = 2.0 ** -20
 #: Groups with fewer labels go through the per-label path (a proposal per blob only
 #: pays off when it serves several labels).
 BLOB_MIN_SIZE = 8
+#: Labels within this distance of a blob's centroid, relative to its norm, are tried
+#: on the blob's support too (the relative distance of near-duplicate rows in
+#: :mod:`verify.analyze.clusters`).
+STRAGGLER_RELATIVE = 2.0 ** -12
 
 
 def near_duplicate_groups(head, labels: Sequence[int], min_size: int = 2) -> list[list[int]]:
@@ -137,12 +143,36 @@ def certify_blob(head, group: Sequence[int], min_size: int = BLOB_MIN_SIZE) -> d
 PROOF_CHUNK = 256
 
 
-def certify_blobs(head, groups: list, workers) -> dict:
+def stragglers(head, labels: Sequence[int], members: Sequence[int],
+               relative: float = STRAGGLER_RELATIVE) -> list[int]:
+    """The ``labels`` whose rows lie within ``relative`` times the norm of the centroid of
+    the rows of ``members`` (a blob's members cut off by a cell boundary, or spread over
+    cells of their own): one product with the candidate rows, a choice of candidates
+    only."""
+    labels = np.asarray(labels, dtype=np.intp)
+    if not labels.size:
+        return []
+    centre = head.F[list(members)].mean(axis=0)
+    gap = np.linalg.norm(head.F[labels] - centre, axis=1)
+    return labels[gap <= relative * float(np.linalg.norm(centre))].tolist()
+
+
+def certify_blobs(head, groups: list, workers, rest: Sequence[int] = ()) -> dict:
     """:func:`certify_blob` for every group, the proposals and then the proofs in chunks
-    of ``PROOF_CHUNK`` members shared by ``workers``: ``{label: support}``."""
+    of ``PROOF_CHUNK`` members shared by ``workers``: ``{label: support}``. The labels of
+    ``rest`` near a blob whose support was proposed (:func:`stragglers`) are tried on
+    that support too."""
     supports = workers.map(blob_support, groups)
-    tasks = [(support, group[lo:lo + PROOF_CHUNK])
-             for support, group in zip(supports, groups) if support is not None
+    placed = [(support, list(group)) for support, group in zip(supports, groups)
+              if support is not None]
+    grouped = {i for group in groups for i in group}
+    rest = [i for i in rest if i not in grouped]
+    for support, group in placed:
+        near = stragglers(head, rest, group)
+        group.extend(near)
+        taken = set(near)
+        rest = [i for i in rest if i not in taken]
+    tasks = [(support, group[lo:lo + PROOF_CHUNK]) for support, group in placed
              for lo in range(0, len(group), PROOF_CHUNK)]
     out: dict = {}
     for found in workers.map(prove_members, tasks):
