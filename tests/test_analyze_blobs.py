@@ -117,3 +117,16 @@ def test_a_blob_that_reaches_the_hull_gets_no_support():
     assert blobs_module.blob_support(head, list(range(12, 12 + BLOB_MIN_SIZE - 1))) is None
     support = blobs_module.blob_support(head, list(range(12)))  # at the centroid
     assert support is not None and not set(support) & set(range(12))
+
+
+def test_members_cut_off_from_their_blob_are_proven_on_its_support():
+    from verify.analyze.parallel import Workers
+
+    W = head_with_blobs(2)
+    head = argmax_module.make_head(W)
+    group = list(range(3, 12))  # labels 0, 1, 2 are left out of the group
+    rest = list(range(len(W)))
+    found = blobs_module.certify_blobs(head, [group], Workers(head), rest=rest)
+    assert {0, 1, 2} <= set(found) and set(found) <= set(range(12))
+    assert len({found[i] for i in found}) == 1  # one support for all of them
+    assert blobs_module.certify_blobs(head, [group], Workers(head)).keys() == set(group)
