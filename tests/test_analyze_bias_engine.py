@@ -43,6 +43,8 @@ from verify.checker.analyze import check_file
 from verify.checker.core import CertificateError
 from verify.lp.feasibility import Witness, strict_feasibility
 
+from test_analyze_certificate import replace_manifest
+
 
 def Fr(x) -> Fraction:
     if hasattr(x, "p"):
@@ -233,16 +235,7 @@ def test_simplex_evidence_with_floor_rows_is_written_and_checked(tmp_path):
 
 
 def _rewrite_manifest(path, out, change):
-    with zipfile.ZipFile(path) as z:
-        members = [(info, z.read(info.filename)) for info in z.infolist()]
-    with zipfile.ZipFile(out, "w") as z:
-        for info, data in members:
-            if info.filename == "manifest.json":
-                doc = json.loads(data)
-                change(doc)
-                data = json.dumps(doc).encode()
-            z.writestr(info, data)
-    return out
+    return replace_manifest(path, change, out)
 
 
 def _rewrite_member(path, out, name, array):
