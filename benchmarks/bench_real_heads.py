@@ -6,7 +6,7 @@ the zero bias). For each head, in this process:
 
 (a) the exact analysis, ``verify.analyze.report.analyze(W, bias=b, cells=False,
     jobs=N, neighbours=2)`` (argmaxable labels and tie pairs with certificates; where
-    ``analyze`` has no ``bias`` keyword, :func:`verify.analyze.bias.analyze_with_bias`,
+    ``analyze`` has no ``bias`` keyword, :func:`verify.analyze.report.analyze_with_bias`,
     which refuses heads above ``BIAS_MAX_LABELS`` labels: reported as "refused");
 (b) the floating-point LP of Grivas et al. (2022) for every label, by cutting planes
     (``benchmarks/float_lp.py``; its docstring states the LP, the box and the cap).
@@ -102,7 +102,7 @@ def exact_analysis(W: np.ndarray, b: np.ndarray, jobs: int):
     except TypeError as exc:
         if "bias" not in str(exc):
             raise
-    from verify.analyze.bias import analyze_with_bias
+    from verify.analyze.report import analyze_with_bias
 
     rows = [[Fraction(float(v)) for v in row] for row in W]  # float32 values, exactly
     bias = [Fraction(float(v)) for v in b]

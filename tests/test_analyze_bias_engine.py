@@ -27,7 +27,6 @@ import verify.analyze.interior as interior_module
 from verify.analyze.bias import (
     LiftedTieWitness,
     LiftedWitness,
-    analyze_with_bias,
     argmaxable_with_bias,
     bias_head,
     is_bias_argmax_certificate,
@@ -37,6 +36,7 @@ from verify.analyze.bias import (
     tie_pairs_with_bias,
 )
 from verify.analyze.certificate import write_analyze_certificate
+from verify.analyze.report import analyze_with_bias
 from verify.analyze.simplex import SimplexCertificate, SimplexNoTie
 from verify.analyze.ties import NoTieCertificate, TieWitness
 from verify.checker.analyze import check_file

@@ -12,7 +12,7 @@ import pytest
 
 import verify.analyze.argmax as argmax_module
 import verify.analyze.blobs as blobs_module
-from verify.analyze.bias import analyze_with_bias
+from verify.analyze.report import analyze_with_bias
 from verify.analyze.blobs import BLOB_MIN_SIZE, near_duplicate_groups
 from verify.analyze.certificate import write_analyze_certificate
 from verify.analyze.report import analyze

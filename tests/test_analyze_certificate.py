@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from isolation import run_checker_without_engine
 from verify.analyze import analyze
-from verify.analyze.bias import analyze_with_bias
+from verify.analyze.report import analyze_with_bias
 from verify.analyze.certificate import write_analyze_certificate, write_archive
 from verify.checker.analyze import Archive, check_file, confirm_matrix, read_manifest
 from verify.checker.core import CertificateError

@@ -26,7 +26,7 @@ import pytest
 
 import verify.checker.analyze as checker
 from verify.analyze import analyze
-from verify.analyze.bias import analyze_with_bias
+from verify.analyze.report import analyze_with_bias
 from verify.analyze.certificate import write_analyze_certificate
 from verify.checker.core import CertificateError, UnknownFormat
 

@@ -26,7 +26,7 @@ from test_analyze_certificate import both, contents, rewrite
 from verify.analyze import analyze
 from verify.analyze import argmax as argmax_module
 from verify.analyze import interior as interior_module
-from verify.analyze.bias import analyze_with_bias
+from verify.analyze.report import analyze_with_bias
 from verify.analyze.certificate import write_analyze_certificate
 
 

@@ -769,6 +769,16 @@ class ExactHead:
                     return cert
         return self._exact_label(i)
 
+    def proposal(self, i: int, skip: Sequence[int] = (), start=None):
+        """The cutting-plane program of :func:`propose_strict` for label ``i`` against the
+        rows other than ``i`` and ``skip``: ``("point", x)``, ``("support", labels)`` or
+        None. A float proposal only."""
+        A = Differences(self, i, skip=skip)
+        found = propose_strict(A, start=start)
+        if found is not None and found[0] == "support":
+            return ("support", [A.labels[r] for r in found[1]])
+        return found
+
     def label_certificate(self, i: int, support: Sequence[int]) -> GordanCertificate | None:
         """Exact convex weights ``w_i = sum lambda_k w_k`` on ``support``, if they exist."""
         if len(support) >= LIFTING_MIN_SUPPORT:

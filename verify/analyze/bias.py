@@ -103,7 +103,6 @@ from verify.linalg.exact import to_fmpq
 __all__ = [
     "LiftedTieWitness",
     "LiftedWitness",
-    "analyze_with_bias",
     "bias_head",
     "argmaxable_with_bias",
     "is_bias_argmax_certificate",
@@ -412,65 +411,6 @@ def _lifted_ties(head: ExactHead, argmax: ArgmaxAnalysis, pairs, rays=None,
     wanted = sorted({(min(i, j), max(i, j)) for i, j in pairs if i != j})
     return tie_pairs(head, argmax, pairs=wanted, rays_per_label=rays, progress=progress,
                      workers=workers)
-
-
-def analyze_with_bias(W, b, *, neighbours: int = 2, names=None, source: str = "the head",
-                      rays: int | None = None, progress=None, budget=None, jobs: int = 1,
-                      scheduler: str | None = None):
-    """The analysis of ``python -m verify analyze --bias``: a
-    :class:`~verify.analyze.report.HeadAnalysis` of ``W x + b``.
-
-    Every label is decided; every pair too for at most ``ALL_PAIRS_MAX_LABELS`` labels,
-    otherwise the pairs of each label with its ``neighbours`` nearest labels by cosine
-    (cosines of the rows ``w_k``, the bias aside), plus those found by ray shooting.
-    Cell counts are not computed (they are defined for heads without a bias). Blocks,
-    workers and memory as for heads without a bias
-    (:func:`verify.analyze.report.analyze`).
-    """
-    import time
-    from contextlib import nullcontext
-
-    from verify.analyze.parallel import Workers
-    from verify.analyze.report import HeadAnalysis, _summarise, cosine_neighbours
-
-    seconds = {}
-    t0 = time.perf_counter()
-    head = bias_head(W, b, budget=budget, source=source)
-    n = head.labels
-    rows = bias_free_head(head)
-    parallel = head.screened and (jobs > 1 or scheduler)
-    if parallel:
-        head.float32_rows()
-        head.mahalanobis()
-    with (Workers(head, jobs, scheduler) if parallel else nullcontext()) as workers:
-        bar = progress("labels", n) if progress else None
-        lifted = head.argmax(bar, workers) if workers is not None else head.argmax(bar)
-        if bar is not None:
-            bar.close()
-        seconds["argmax"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        bar = progress("cosine", n) if progress and rows.screened else None
-        near = cosine_neighbours(rows, neighbours, progress=bar)
-        if bar is not None:
-            bar.close()
-        seconds["cosine"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        pairs = None if n <= ALL_PAIRS_MAX_LABELS else sorted(
-            {(min(i, c), max(i, c)) for i, lst in enumerate(near) for c, _ in lst})
-        if rays is None:
-            rays = 0 if pairs is None or head.screened else None
-        bar = progress("pairs", 0) if progress else None
-        ties = _lifted_ties(head, lifted, pairs, rays, bar, workers)
-        if bar is not None:
-            bar.close()
-        seconds["ties"] = time.perf_counter() - t0
-    argmax, ties = _argmax_of(head, lifted), _ties_of(head, ties)
-    result = HeadAnalysis(n=n, d=head.d - 1, argmax=argmax, ties=ties,
-                          cosine=_summarise(near, ties, neighbours), cells=None,
-                          names=list(names) if names is not None else None,
-                          seconds=seconds, head=rows)
-    result.lifted = head
-    return result
 
 
 def bias_free_head(head: ExactHead) -> ExactHead:

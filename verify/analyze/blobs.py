@@ -25,7 +25,7 @@ Algorithm
    a grouping: a blob cut by a cell boundary is two groups, and nothing is decided
    from it.
 2. **Proposal** for each group of at least ``BLOB_MIN_SIZE`` labels: the cutting-plane
-   linear program of :func:`verify.analyze.argmax.propose_strict` for the group's first
+   linear program of :meth:`verify.analyze.argmax.ExactHead.proposal` for the group's first
    label against the rows outside the group (scipy's HiGHS on an active set of rows,
    never the whole head at once). An infeasible program gives a support ``S`` (a basic
    solution, at most ``d + 1`` rows); a feasible one says that the blob reaches the
@@ -98,18 +98,16 @@ def blob_support(head, group: Sequence[int], min_size: int = BLOB_MIN_SIZE):
     group's first label, or None when the group is small, reaches the hull, or the
     proposal fails (module docstring). A task of
     :class:`verify.analyze.parallel.Workers`."""
-    from verify.analyze.argmax import Differences, propose_strict
-
     group = [int(i) for i in group]
     if len(group) < min_size or head.Zarr is None:
         return None
     lead = group[0]
-    A = Differences(head, lead, skip=group[1:])
     with threadpool_limits(limits=1, user_api="blas"):
-        proposal = propose_strict(A, start=head.F[lead] - head.F.mean(axis=0))
+        proposal = head.proposal(lead, skip=group[1:],
+                                 start=head.F[lead] - head.F.mean(axis=0))
     if proposal is None or proposal[0] != "support":
         return None
-    support = tuple(sorted(A.labels[r] for r in proposal[1]))
+    support = tuple(sorted(int(k) for k in proposal[1]))
     return support if len(support) == head.d + 1 else None
 
 

@@ -302,7 +302,7 @@ def run_analyze(args) -> int:
     if description is not None:
         print(f"verify: note: {description}", file=sys.stderr)
     if bias is not None:
-        from verify.analyze.bias import analyze_with_bias
+        from verify.analyze.report import analyze_with_bias
 
         if args.plot is not None:
             raise InputError("--plot draws heads without a bias; drop --bias or --plot")

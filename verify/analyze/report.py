@@ -65,6 +65,7 @@ __all__ = [
     "DEFAULT_NEIGHBOURS",
     "HeadAnalysis",
     "analyze",
+    "analyze_with_bias",
     "cell_counts",
     "cosine_neighbours",
     "format_text",
@@ -605,7 +606,7 @@ def analyze(W, *, neighbours: int = DEFAULT_NEIGHBOURS, max_cells: int = DEFAULT
     """Argmaxable labels, tie pairs, cosine neighbours and cell counts of ``W``.
 
     ``bias``: the logits are ``W x + b`` (one entry per label; exact numbers or a numpy
-    vector): analysed by :func:`verify.analyze.bias.analyze_with_bias`, with the same
+    vector): analysed by :func:`analyze_with_bias`, with the same
     blocks and workers and without cell counts.
 
     ``progress(description, total)`` may return a progress bar (``update``/``close``).
@@ -624,8 +625,6 @@ def analyze(W, *, neighbours: int = DEFAULT_NEIGHBOURS, max_cells: int = DEFAULT
     from verify.analyze.parallel import Workers
 
     if bias is not None:
-        from verify.analyze.bias import analyze_with_bias
-
         return analyze_with_bias(W, bias, neighbours=neighbours, names=names, rays=rays,
                                  progress=progress, budget=budget, jobs=jobs,
                                  scheduler=scheduler)
@@ -673,6 +672,72 @@ def _analyze(head, workers, neighbours, max_cells, force, cells, names, rays, pr
                         cosine=_summarise(near, ties, neighbours), cells=counts,
                         names=list(names) if names is not None else None, seconds=seconds,
                         head=head)
+
+
+def analyze_with_bias(W, b, *, neighbours: int = 2, names=None, source: str = "the head",
+                      rays: int | None = None, progress=None, budget=None, jobs: int = 1,
+                      scheduler: str | None = None):
+    """The analysis of ``python -m verify analyze --bias``: a :class:`HeadAnalysis` of
+    ``W x + b`` (:mod:`verify.analyze.bias`: the lifted rows and their floor rows).
+
+    Every label is decided; every pair too for at most ``ALL_PAIRS_MAX_LABELS`` labels,
+    otherwise the pairs of each label with its ``neighbours`` nearest labels by cosine
+    (cosines of the rows ``w_k``, the bias aside), plus those found by ray shooting.
+    Cell counts are not computed (they are defined for heads without a bias). Blocks,
+    workers and memory as for heads without a bias
+    (:func:`verify.analyze.report.analyze`).
+    """
+    import time
+    from contextlib import nullcontext
+
+    from verify.analyze.bias import (
+        _argmax_of,
+        _lifted_ties,
+        _ties_of,
+        bias_free_head,
+        bias_head,
+    )
+    from verify.analyze.parallel import Workers
+
+    seconds = {}
+    t0 = time.perf_counter()
+    head = bias_head(W, b, budget=budget, source=source)
+    n = head.labels
+    rows = bias_free_head(head)
+    parallel = head.screened and (jobs > 1 or scheduler)
+    if parallel:
+        head.float32_rows()
+        head.mahalanobis()
+    with (Workers(head, jobs, scheduler) if parallel else nullcontext()) as workers:
+        bar = progress("labels", n) if progress else None
+        lifted = head.argmax(bar, workers) if workers is not None else head.argmax(bar)
+        if bar is not None:
+            bar.close()
+        seconds["argmax"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        bar = progress("cosine", n) if progress and rows.screened else None
+        near = cosine_neighbours(rows, neighbours, progress=bar)
+        if bar is not None:
+            bar.close()
+        seconds["cosine"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        pairs = None if n <= ALL_PAIRS_MAX_LABELS else sorted(
+            {(min(i, c), max(i, c)) for i, lst in enumerate(near) for c, _ in lst})
+        if rays is None:
+            rays = 0 if pairs is None or head.screened else None
+        bar = progress("pairs", 0) if progress else None
+        ties = _lifted_ties(head, lifted, pairs, rays, bar, workers)
+        if bar is not None:
+            bar.close()
+        seconds["ties"] = time.perf_counter() - t0
+    argmax, ties = _argmax_of(head, lifted), _ties_of(head, ties)
+    result = HeadAnalysis(n=n, d=head.d - 1, argmax=argmax, ties=ties,
+                          cosine=_summarise(near, ties, neighbours), cells=None,
+                          names=list(names) if names is not None else None,
+                          seconds=seconds, head=rows)
+    result.lifted = head
+    return result
+
 
 
 # --- output ---------------------------------------------------------------------------------
