@@ -843,9 +843,9 @@ def test_multipliers_are_checked_and_named(square, biased):
 
     def more(a):
         a["non_tie_denominators"][r] = sum(a["non_tie_weights"][lo:hi]) - 1
+    total = sum(b["non_tie_weights"][lo:hi])
     assert biased.forge(more) == ("INVALID", f"no-tie certificate[{r}]: the weights sum to "
-                                             f"{Fraction(hi - lo + 2, hi - lo + 1)}, more "
-                                             "than 1")
+                                             f"{Fraction(total, total - 1)}, more than 1")
 
     def less(a):
         a["non_tie_denominators"][r] += 5
@@ -857,8 +857,9 @@ def test_multipliers_are_checked_and_named(square, biased):
 
     def hull_less(a):
         a["hull_denominators"][0] += 1
+    D = b["hull_denominators"][0]
     assert biased.forge(hull_less) == ("INVALID", "convex weights[0]: the weights sum to "
-                                                  "2/3, not 1")
+                                                  f"{Fraction(D, D + 1)}, not 1")
 
 
 # --- the assertion, the hash, the scale h ------------------------------------------------------
@@ -1240,16 +1241,25 @@ def test_products_with_large_points_against_python_integers():
 
 # --- the bias conditions, and the choice of arithmetic ----------------------------------------
 
+def halfway(a):
+    """Label 1's convex weights as z_1 = (z_0 + z_2) / 2 (valid: beta_1 = -3 <= 0), which
+    the forgeries below then break through the bias alone."""
+    a["hull_support"], a["hull_weights"] = [0, 2], [1, 1]
+    a["hull_offsets"], a["hull_denominators"] = [0, 2], [2]
+
+
 def test_bias_conditions_of_convex_weights_and_no_tie_certificates(biased):
     b = biased.arrays
-    # Convex weights of label 1 (z_1 = (z_0 + z_2) / 2): beta_1 = -3 <= (0 + 0) / 2.
     assert b["hull_labels"] == [1] and b["bias"][1] < 0
+    assert biased.forge(halfway)[0] == "OK"
 
     def equal(a):  # beta_1 = the combination exactly: still never alone on top
+        halfway(a)
         a["bias"][1] = 0
     assert biased.forge(equal)[0] == "OK"
 
     def above(a):  # beta_0 = -1: 2 beta_1 = 0 > -1 = 1 beta_0 + 1 beta_2
+        halfway(a)
         a["bias"][1], a["bias"][0] = 0, -1
         a["argmax_points"][0] = [-2, 1]  # label 0 still wins at x = -2
         a["tie_points"][0] = [-2, 3]  # 0 and 3 tie on top at x = -2/3

@@ -467,7 +467,7 @@ def test_a_non_tie_pair_listed_twice(triangle):
     assert status == "INVALID" and "non_tie_simplex_pairs[1]" in message, message
 
 
-def test_simplex_evidence_is_refused_with_a_bias(tmp_path):
+def test_simplex_evidence_with_a_bias_needs_the_drop(tmp_path):
     W = [[0], [1], [2], [1]]
     bias = [0, -1, 0, Fraction(1, 3)]
     result = analyze_with_bias(W, bias)
@@ -478,8 +478,8 @@ def test_simplex_evidence_is_refused_with_a_bias(tmp_path):
     def added(m, a):
         a["simplex_labels"], a["simplex_support"], a["non_tie_simplex_pairs"] = [], [], []
     status, message = forge(path, added)
-    assert status == "INVALID" and ("evidence.encoding: simplex evidence is not allowed "
-                                    "with a bias") in message, message
+    assert status == "INVALID" and ("evidence.encoding: simplex evidence with a bias needs "
+                                    "input.drop (the floor rows)") in message, message
 
 
 @pytest.mark.parametrize("name", checker.SIMPLEX_ARRAYS)
