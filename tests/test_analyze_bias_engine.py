@@ -427,3 +427,24 @@ def test_the_command_line_with_float32_npy_files(tmp_path):
     assert ok.returncode == 0 and "with a bias" in ok.stdout, ok.stderr
     bad = verify("check", cert, "--matrix", tmp_path / "W.npy", "--bias", tmp_path / "b2.npy")
     assert bad.returncode == 1 and "bias entry 7" in bad.stderr
+
+
+def test_the_exact_method_grows_its_rows_until_the_witness_beats_every_row():
+    from verify.analyze.argmax import is_argmax_certificate, is_argmax_witness, make_head
+
+    # d = 1: label 11 is beaten only by the far row 100, which is not among the rows
+    # nearest to it (the first rows the exact method takes).
+    W = [[k] for k in range(12)] + [[100], [-50]]
+    head = make_head(W)
+    for i, winner in ((11, False), (12, True), (13, True), (5, False)):
+        ev = head._exact_label(i)
+        if winner:
+            assert isinstance(ev, Witness) and is_argmax_witness(W, i, ev.point)
+        else:
+            assert not isinstance(ev, Witness)
+            assert is_argmax_certificate(W, i, ev.multipliers)
+    # With a bias, through the floor rows: the same criterion as the simplex reference.
+    b = [0] * 12 + [-1000, 0]
+    head = bias_head(W, b)
+    got = [i for i in range(len(W)) if isinstance(head._exact_label(i), Witness)]
+    assert got == simplex_argmaxable(W, b)
