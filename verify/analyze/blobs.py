@@ -88,8 +88,12 @@ def near_duplicate_groups(head, labels: Sequence[int], min_size: int = 2) -> lis
     cells = np.floor(F[labels] / scale)
     _, inverse, counts = np.unique(cells, axis=0, return_inverse=True, return_counts=True)
     inverse = inverse.reshape(-1)
-    big = np.flatnonzero(counts >= min_size)
-    groups = [labels[inverse == g].tolist() for g in big]
+    # One stable sort by cell, split at the cell boundaries: linear after the sort (a
+    # scan per cell would be quadratic when there are many cells).
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.flatnonzero(np.diff(inverse[order])) + 1
+    groups = [labels[part].tolist() for part in np.split(order, bounds)
+              if part.size >= min_size]
     return sorted(groups, key=lambda g: g[0])
 
 
