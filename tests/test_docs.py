@@ -218,7 +218,7 @@ NOT_RUN_BLOCKS = {
     ("README.md", "installs the package and runs the whole test suite (.ci/run runs these "
                   "two commands)"),
     ("README.md", "needs the trained head's W and b saved from its package"),
-    ("analyze.md", "needs the bert-base-uncased checkpoint"),
+    ("checkpoints.md", "needs the bert-base-uncased checkpoint"),
     ("testing.md", "a mutation run takes hours"),
 }
 
