@@ -1,8 +1,9 @@
-"""Reading a matrix from a file, exactly.
+"""Reading one matrix file, exactly: the formats below the checkpoint reader.
 
-A matrix is returned as a list of rows of exact entries (fmpq unless a different
-``parse_entry`` is given).  Supported formats, chosen by the file extension
-(case-insensitive):
+A matrix is returned as a list of rows of exact entries, each read by ``parse_entry``
+(by default :func:`verify.numbers.entry.parse_entry`: an ``fmpq``, or a
+:class:`~verify.numbers.sqrt_sum.SqrtSum` for a sum of square roots).  Supported formats,
+chosen by the file extension (case-insensitive):
 
 ``.json``
     A list of rows, or an object whose key ``"W"`` holds a list of rows.  Entries
@@ -15,13 +16,13 @@ A matrix is returned as a list of rows of exact entries (fmpq unless a different
 ``.npy``
     A 2-D numpy array of integers (taken exactly) or binary floats (taken as their
     exact binary value, so float 0.1 is 3602879701896397/2^55, not 1/10).
-``.safetensors``, ``*.safetensors.index.json`` (a sharded checkpoint), a directory
-    The head of a checkpoint, found and read by :func:`verify.io.checkpoint.load_head`
-    (``tensor`` names it; binary floats at their exact value), if it has at most
-    :data:`verify.io.checkpoint.MAX_EXACT_ENTRIES` entries.
 
-:func:`read_vector` reads a vector (a bias, say): a JSON list of numbers, or any of
-the text formats above holding one row or one column.
+Checkpoints (``.safetensors``, an index, a directory) are read by
+:mod:`verify.io.checkpoint`, which reads text heads and biases with this module;
+:func:`verify.io.matrix.read_matrix` is the one entry point above both.
+
+:func:`read_matrix_file` reads a matrix, :func:`read_vector_file` a vector (a bias, say):
+a JSON list of numbers, or any of the formats above holding one row or one column.
 
 Every problem is reported as :class:`~verify.io.errors.InputError` with a one-line
 message ``"<path>: <problem>"``; rows and columns are counted from 0.
@@ -38,8 +39,11 @@ from flint import fmpq
 from verify.io.errors import InputError, TooLargeError, count_text
 from verify.io.files import regular_file_problem, size_problem
 from verify.numbers.rational import exact_from_float, parse_rational
+from verify.numbers.sqrt_sum import parse_entry as parse_exact_entry
 
-__all__ = ["read_matrix", "read_vector", "matrix_shape", "npy_header_problem",
+__all__ = ["read_matrix_file", "read_vector_file", "refuse_irrational", "matrix_shape",
+           "npy_header_problem",
+           "NPY_HEADER_ERRORS", "PICKLE_EXTENSIONS", "pickle_advice", "MAX_TEXT_BYTES",
            "SUPPORTED_EXTENSIONS"]
 
 SUPPORTED_EXTENSIONS = (".json", ".csv", ".txt", ".npy")
@@ -71,7 +75,7 @@ ParseEntry = Callable[[str], object]
 
 
 class _Problem(Exception):
-    """A problem inside a file; :func:`read_matrix` prefixes it with the path."""
+    """A problem inside a file; :func:`read_matrix_file` prefixes it with the path."""
 
 
 def _one_line(text) -> str:
@@ -281,30 +285,29 @@ def npy_header_problem(path) -> str | None:
     return None
 
 
-def _check_npy_header(path: Path) -> None:
-    """Refuse a ``.npy`` file whose header declares more entries than the exact readers
-    take, or more data than the file holds, before numpy allocates the array."""
+def _check_npy_header(path: Path, max_entries: int) -> None:
+    """Refuse a ``.npy`` file whose header declares more than ``max_entries`` entries
+    (what the exact readers take), or more data than the file holds, before numpy
+    allocates the array."""
     from math import prod
-
-    from verify.io.checkpoint import MAX_EXACT_ENTRIES
 
     problem = npy_header_problem(path)
     if problem is not None:
         raise _Problem(problem)
     shape, _, _ = _npy_header(path)
     size = prod(shape)
-    if size > MAX_EXACT_ENTRIES:
+    if size > max_entries:
         shown = " x ".join(count_text(s) for s in shape)
         raise TooLargeError(f"{_one_line(os.fspath(path))}: the array is {shown} = "
                             f"{count_text(size)} entries; reading it exactly (as rationals) "
-                            f"takes at most {MAX_EXACT_ENTRIES:,}")
+                            f"takes at most {max_entries:,}")
 
 
-def _load_npy(path: Path):
+def _load_npy(path: Path, max_entries: int):
     import numpy
 
     try:
-        _check_npy_header(path)
+        _check_npy_header(path, max_entries)
         loaded = numpy.load(path, allow_pickle=False)
     except NPY_HEADER_ERRORS as exc:
         raise _Problem(f"not a valid .npy file: {_one_line(exc)}") from None
@@ -317,10 +320,10 @@ def _load_npy(path: Path):
     return loaded
 
 
-def _parse_npy(path: Path) -> list[list]:
+def _parse_npy(path: Path, max_entries: int) -> list[list]:
     import numpy
 
-    array = _load_npy(path)
+    array = _load_npy(path, max_entries)
     if array.ndim != 2:
         raise _Problem(f"expected a 2-D array, got {array.ndim}-D with shape {array.shape}")
     n, d = array.shape
@@ -355,7 +358,7 @@ def _read_text(path: Path) -> str:
         raise _Problem(f"not UTF-8 text (byte {exc.start})") from None
 
 
-def _read(path: Path, suffix: str, parse_entry: ParseEntry, *,
+def _read(path: Path, suffix: str, parse_entry: ParseEntry, max_entries: int, *,
           vector: bool = False) -> list[list]:
     problem = regular_file_problem(path)
     if problem is not None:
@@ -363,7 +366,7 @@ def _read(path: Path, suffix: str, parse_entry: ParseEntry, *,
     if path.stat().st_size == 0:
         raise _Problem("empty file")
     if suffix == ".npy":
-        return _parse_npy(path)
+        return _parse_npy(path, max_entries)
     problem = size_problem(path, MAX_TEXT_BYTES, "a text matrix")
     if problem is not None:
         raise TooLargeError(f"{_one_line(os.fspath(path))}: {problem}")
@@ -375,43 +378,18 @@ def _read(path: Path, suffix: str, parse_entry: ParseEntry, *,
     return _parse_delimited(text, parse_entry)
 
 
-def read_matrix(path, *, parse_entry: ParseEntry = parse_rational,
-                tensor: str | None = None) -> list[list]:
-    """The rows of the matrix stored at ``path``, each a list of exact entries.
+def read_matrix_file(path, *, max_entries: int, parse_entry: ParseEntry = parse_exact_entry,
+                     vector: bool = False) -> list[list]:
+    """The rows of the matrix stored at ``path`` in one of the formats of this module
+    (not a checkpoint: :func:`verify.io.matrix.read_matrix` reads every kind).
 
     ``parse_entry`` turns one textual entry into a number and raises
     :class:`ValueError` on bad text; JSON numbers and ``.npy`` values are always
-    exact rationals.  A checkpoint (``.safetensors``, an index, a directory) gives
-    its head, or its tensor named ``tensor``, exactly if it has at most
-    :data:`~verify.io.checkpoint.MAX_EXACT_ENTRIES` entries
-    (:class:`~verify.io.errors.TooLargeError` otherwise).  Any problem raises
-    :class:`InputError` ``"<path>: <problem>"``.
+    exact rationals.  A ``.npy`` array with more than ``max_entries`` entries is
+    refused (:class:`~verify.io.errors.TooLargeError`) before it is read.  With
+    ``vector``, a flat JSON list is one row.  Any problem raises :class:`InputError`
+    ``"<path>: <problem>"``.
     """
-    from verify.io import checkpoint
-
-    if checkpoint.is_checkpoint(path) or tensor is not None:
-        head = checkpoint.load_head(path, tensor=tensor,
-                                    max_entries=checkpoint.MAX_EXACT_ENTRIES)
-        if isinstance(head.weights, list):
-            return head.weights
-        return head.weights.rows(limit=checkpoint.MAX_EXACT_ENTRIES)
-    return _read_file(path, parse_entry)
-
-
-def read_vector(path, *, parse_entry: ParseEntry = parse_rational) -> list:
-    """The entries of the vector stored at ``path``: a JSON list of numbers, or a
-    text or ``.npy`` matrix with one row or one column.  Exact, as :func:`read_matrix`."""
-    rows = _read_file(path, parse_entry, vector=True)
-    if len(rows) == 1:
-        return rows[0]
-    if len(rows[0]) == 1:
-        return [row[0] for row in rows]
-    raise InputError(f"{_one_line(os.fspath(path))}: expected a vector (one row or one "
-                     f"column), got {len(rows)} x {len(rows[0])}")
-
-
-def _read_file(path, parse_entry: ParseEntry, *, vector: bool = False) -> list[list]:
-    """:func:`read_matrix` for the formats of this module (not checkpoints)."""
     shown_path = _one_line(os.fspath(path))
     path = Path(path)
     suffix = path.suffix.lower()
@@ -427,7 +405,7 @@ def _read_file(path, parse_entry: ParseEntry, *, vector: bool = False) -> list[l
                 + ("" if vector else " or a checkpoint (.safetensors, "
                    "*.safetensors.index.json, a directory)")
             )
-        return _read(path, suffix, parse_entry, vector=vector)
+        return _read(path, suffix, parse_entry, max_entries, vector=vector)
     except _Problem as problem:
         raise InputError(f"{shown_path}: {problem}") from None
     except PermissionError:
@@ -435,3 +413,42 @@ def _read_file(path, parse_entry: ParseEntry, *, vector: bool = False) -> list[l
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         raise InputError(f"{shown_path}: cannot read: {_one_line(reason)}") from None
+
+
+def read_vector_file(path, *, max_entries: int,
+                     parse_entry: ParseEntry = parse_exact_entry) -> list:
+    """The entries of the vector stored at ``path``: a JSON list of numbers, or a
+    text or ``.npy`` matrix with one row or one column.  Exact, as
+    :func:`read_matrix_file`."""
+    rows = read_matrix_file(path, max_entries=max_entries, parse_entry=parse_entry,
+                            vector=True)
+    if len(rows) == 1:
+        return rows[0]
+    if len(rows[0]) == 1:
+        return [row[0] for row in rows]
+    raise InputError(f"{_one_line(os.fspath(path))}: expected a vector (one row or one "
+                     f"column), got {len(rows)} x {len(rows[0])}")
+
+
+def refuse_irrational(entries, path, needs: str) -> None:
+    """Refuse, in one line naming the first, an irrational entry (a
+    :class:`~verify.numbers.sqrt_sum.SqrtSum` that the entry parser did not reduce to a
+    rational) of ``entries``: rows of a matrix, or the entries of a vector.  ``needs``
+    names what takes rational entries only: ``"<path>: row 1, column 0: 1 - sqrt(2)/2
+    is irrational; pattern needs rational entries"``."""
+    from verify.numbers.sqrt_sum import SqrtSum
+
+    for i, row in enumerate(entries):
+        cells = row if isinstance(row, list) else [row]
+        for j, entry in enumerate(cells):
+            if isinstance(entry, SqrtSum):
+                where = _where(i, j) if isinstance(row, list) else f"entry {i}"
+                raise InputError(f"{_one_line(os.fspath(path))}: {where}: "
+                                 f"{_shown_entry(entry)} is irrational; {needs} needs "
+                                 "rational entries")
+
+
+def _shown_entry(entry) -> str:
+    """An exact entry for a message, bounded like the text of a bad entry."""
+    text = str(entry)
+    return text if len(text) <= 60 else text[:57] + "..."
