@@ -412,7 +412,6 @@ class Evidence:
             b = get("bias")
             _shape(b, (n,), "bias")
             self.beta = b.rows()
-        _check_primitive(self.Z, self.beta)
         self.argmax_labels = self._labels(get("argmax_labels"), "argmax_labels")
         self.argmax_points = get("argmax_points")
         _shape(self.argmax_points, (len(self.argmax_labels), self.width), "argmax_points")
@@ -1221,6 +1220,9 @@ def check_archive(archive: Archive, backend: str = "auto", jobs: int = 1) -> str
             if slack > 0 or (slack == 0 and not any(weights)):
                 raise CertificateError(f"no-tie certificate[{r}] of {i} and {j}: the bias "
                                        f"term is {'positive' if slack > 0 else 'zero with no weight'}")
+    # The stored head is the primitive one (checked last: a forgery that fails an
+    # identity is named by it).
+    _check_primitive(ev.Z, ev.beta)
     kinds = (f"{len(ev.hull_labels)} convex weights, {len(ev.simplex_labels)} simplices"
              if ev.simplex_labels else "convex weights")
     return (f"analyze, {n} labels in dimension {ev.d}{' with a bias' if bias else ''}: "
