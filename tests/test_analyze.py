@@ -41,7 +41,8 @@ from verify.analyze import ties as ties_module
 from verify.analyze.command import add_parser
 from verify.io.errors import InputError, VerifyError
 from verify.lp.feasibility import Witness
-from verify.io.safetensors_file import list_tensors, read_safetensors
+from verify.io.checkpoint import read_safetensors
+from verify.io.safetensors_file import list_tensors
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = json.loads((ROOT / "verify" / "data" / "paper_examples.json").read_text())

@@ -47,10 +47,6 @@ KNOWN_CYCLES = [
     # pattern certificate reads core.py alone and nothing else is imported.
     ["verify.checker.analyze", "verify.checker.claims", "verify.checker.core",
      "verify.checker.roots", "verify.checker.stream"],
-    # read_matrix reads checkpoints too, and the checkpoint reader reads text heads and
-    # biases with read_matrix / read_vector, and matrices of a .safetensors file with
-    # the header reader of safetensors_file; separating them is a change of its own.
-    ["verify.io.checkpoint", "verify.io.matrix", "verify.io.safetensors_file"],
 ]
 
 

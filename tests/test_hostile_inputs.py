@@ -317,11 +317,11 @@ def test_zip_member_longer_than_declared_is_not_inflated(tmp_path, capsys):
 
 def test_text_matrix_above_the_size_limit_is_refused_before_reading(tmp_path, capsys,
                                                                    monkeypatch):
-    import verify.io.matrix as matrix
+    import verify.io.matrix_file as matrix_file
 
     path = tmp_path / "W.csv"
     path.write_text("1, 2\n3, 4\n" * 100)
-    monkeypatch.setattr(matrix, "MAX_TEXT_BYTES", 999)
+    monkeypatch.setattr(matrix_file, "MAX_TEXT_BYTES", 999)
     monkeypatch.setattr(Path, "read_bytes", lambda self: pytest.fail("read"))
     status, line = pattern(capsys, path)
     assert status == 2

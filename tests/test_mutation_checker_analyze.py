@@ -949,10 +949,14 @@ def test_the_scale_h_of_every_point_must_be_positive(biased):
 # --- witnesses near cancellation: both arithmetics against the definition ---------------------
 
 def circle(n, radius):
-    """``n`` integer points near a circle, in convex position (every label argmaxable)."""
-    from math import cos, pi, sin
-    return [[int(radius * cos(2 * pi * k / n)), int(radius * sin(2 * pi * k / n))]
-            for k in range(n)]
+    """``n`` integer points near a circle, in convex position (every label argmaxable),
+    primitive as a certificate's head is (the first moved out by 1 if need be)."""
+    from math import cos, gcd, pi, sin
+    Z = [[int(radius * cos(2 * pi * k / n)), int(radius * sin(2 * pi * k / n))]
+         for k in range(n)]
+    if gcd(*(v for z in Z for v in z)) > 1:
+        Z[0][0] += 1
+    return Z
 
 
 def circle_certificate(n, radius, root, name, encodings=None):

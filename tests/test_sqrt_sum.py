@@ -405,7 +405,7 @@ def test_parse_examples(text, expected):
         "2sqrt(2)",
         "sqrt(sqrt(2))",
         "1e",
-        "1e99999",
+        "1e100001",  # beyond the exponent bound of every number (MAX_EXPONENT)
         "1..2",
         "--1",
         "1 + --2",

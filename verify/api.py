@@ -71,8 +71,8 @@ def exact_matrix(M, *, square_roots: bool = False) -> list[list]:
             raise ValueError("expected a matrix (2 dimensions), got an entry that is a list")
     from flint import fmpq
 
-    from verify.numbers.rational import exact_from_float, parse_rational
-    from verify.numbers.sqrt_sum import SqrtSum, parse_sqrt_sum
+    from verify.numbers.rational import exact_from_float
+    from verify.numbers.sqrt_sum import SqrtSum, parse_entry
 
     def exact(x):
         if isinstance(x, (fmpq, Fraction)):
@@ -80,7 +80,7 @@ def exact_matrix(M, *, square_roots: bool = False) -> list[list]:
         if isinstance(x, Integral):  # int, bool, numpy integers
             return int(x)
         if isinstance(x, str):
-            x = parse_sqrt_sum(x) if square_roots else parse_rational(x)
+            x = parse_entry(x)  # the one entry syntax of every command
         if isinstance(x, SqrtSum):
             if x.is_rational():
                 return x.to_rational()

@@ -401,7 +401,8 @@ def _write_claim_certificate(claim, args, report) -> None:
         from verify.io.matrix import read_matrix
 
         try:
-            certificate = claim_certificate(claim.id, read_matrix(args.matrix))
+            certificate = claim_certificate(claim.id, read_matrix(args.matrix,
+                                                                rational=claim.id))
         except ValueError as err:  # outside the claim's hypotheses
             raise InputError(f"{args.matrix}: {err}") from None
     if certificate is None:
@@ -590,7 +591,7 @@ def run_pattern(args) -> int:
                                                args.method != "cocircuits"):
         raise InputError("--certificate-format jsonl is the streamed certificate of a "
                          "ranking pattern: use --kind ranking (and the cocircuit method)")
-    rows = read_matrix(args.matrix)
+    rows = read_matrix(args.matrix, rational="pattern")
     n, d = len(rows), len(rows[0])
     _note_tensor(args.matrix)
     source = _pattern_source(args, rows)
@@ -896,6 +897,10 @@ def check_against_matrix(argv: list[str]) -> int:
         from verify.analyze.command import TensorRows, load_source
 
         rows, bias, _ = load_source(args.matrix, args.tensor, args.bias)
+        if isinstance(rows, list):
+            from verify.io.matrix import refuse_irrational
+
+            refuse_irrational(rows, args.matrix, "check --matrix")
         if isinstance(rows, TensorRows):
             rows = rows.tensor.block(0, rows.shape[0])
         import numpy as np

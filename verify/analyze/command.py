@@ -161,25 +161,16 @@ def load_source(path: str, tensor: str | None, bias: str | None):
     source = load_head(path, tensor=tensor, bias=bias)
     weights = source.weights
     if bias is not None and isinstance(weights, list):
-        _refuse_square_roots(path, weights)
+        # A bias head is decided over the rationals (see docs/analyze.md).
+        from verify.io.matrix import refuse_irrational
+
+        refuse_irrational(weights, path, "--bias")
     if isinstance(weights, LoadedTensor):
         weights = TensorRows(weights)
     b = source.bias
     if isinstance(b, LoadedTensor):
         b = b.block(0, b.shape[0])  # widened exactly; checked finite by load_head
     return weights, b, source.description
-
-
-def _refuse_square_roots(path, rows) -> None:
-    """A bias head is decided over the rationals (see docs/analyze.md): say so, in one
-    line, when an entry is irrational."""
-    from verify.numbers.sqrt_sum import SqrtSum
-
-    for r, row in enumerate(rows):
-        for c, entry in enumerate(row):
-            if isinstance(entry, SqrtSum):
-                raise InputError(f"{path}: row {r}, column {c}: {entry} is irrational; "
-                                 f"--bias needs rational entries")
 
 
 def read_head(path: str, tensor: str | None = None):
@@ -190,16 +181,14 @@ def read_head(path: str, tensor: str | None = None):
         if array is not None:
             return array
     if Path(path).suffix.lower() == ".safetensors":
-        from verify.io.safetensors_file import read_safetensors
+        from verify.io.checkpoint import read_safetensors
 
         return read_safetensors(path, tensor)
     if tensor is not None:
         raise InputError(f"{path}: --tensor applies to .safetensors files only")
     from verify.io.matrix import read_matrix
 
-    from verify.numbers.sqrt_sum import parse_entry
-
-    return read_matrix(path, parse_entry=parse_entry)
+    return read_matrix(path)
 
 
 def read_names(path: str, n: int) -> list[str]:

@@ -49,11 +49,12 @@ Example
 from __future__ import annotations
 
 from itertools import chain, combinations, islice
-from math import comb, isqrt
+from math import comb
 
 import numpy as np
 
 from verify.io.errors import TooLargeError
+from verify.numbers.rational import isqrt
 
 from verify.arrangement.oriented_matroid import (
     FlatMemo,

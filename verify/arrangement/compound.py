@@ -31,11 +31,11 @@ Example
 from __future__ import annotations
 
 from itertools import combinations
-from math import isqrt
 
 import numpy as np
 
 from verify.arrangement.oriented_matroid import binomial_table, colex_combinations
+from verify.numbers.rational import isqrt
 
 _INT64_SAFE = 1 << 62
 

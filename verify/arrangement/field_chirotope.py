@@ -60,13 +60,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from itertools import combinations
-from math import comb, isqrt
+from math import comb
 
 import numpy as np
 
 from verify.arrangement.compound import column_subsets, compound_matrices
 from verify.arrangement.oriented_matroid import TableChirotope, binomial_table, colex_rank
 from verify.io.errors import TooLargeError
+from verify.numbers.rational import isqrt
 from verify.numbers.sqrt_sum import as_sqrt_sum, det
 
 #: Bits of the fixed-point approximation of the filter.

@@ -53,12 +53,13 @@ Example
 from __future__ import annotations
 
 from itertools import combinations
-from math import comb, isqrt
+from math import comb
 
 import numpy as np
 
 from verify.arrangement.cocircuits import generalized_cross_product
 from verify.arrangement.oriented_matroid import _bit_words, distinct_keys
+from verify.numbers.rational import isqrt
 
 #: Flats with at most this many members get ``mu`` from their ``2^m`` subsets at once;
 #: larger ones from their own lattice of flats (at most :data:`MAX_FLATS` flats).

@@ -51,10 +51,11 @@ import hashlib
 import sys
 import time
 import zipfile
+import zlib
 from array import array
 from fractions import Fraction
 from importlib import import_module
-from math import comb, ldexp
+from math import comb, gcd, ldexp
 from operator import mul
 
 from verify.checker.core import (
@@ -63,6 +64,7 @@ from verify.checker.core import (
     UnknownFormat,
     json_object,
     parse_json,
+    shown_number,
 )
 
 __all__ = ["BACKENDS", "CLAIM", "MANIFEST", "check_file", "confirm_matrix", "load_archive",
@@ -212,8 +214,17 @@ class IntArray:
         return np.frombuffer(self._data, dtype="<i8").reshape(self.shape)
 
 
+#: What ``zipfile`` raises for a damaged member: a bad CRC (a member longer than
+#: declared), a cut-short or corrupt deflate stream, an unsupported compression.
+DAMAGED = (zipfile.BadZipFile, EOFError, zlib.error, NotImplementedError)
+
+
 class Archive:
-    """A certificate archive: the manifest and its integer arrays (read lazily)."""
+    """A certificate archive: the manifest and its integer arrays (read lazily).
+
+    Every problem of the file is a :class:`CertificateError` (:class:`UnknownFormat`
+    for what is not a readable certificate archive), never an exception of ``zipfile``.
+    """
 
     def __init__(self, path):
         try:
@@ -226,7 +237,11 @@ class Archive:
         if MANIFEST not in names:
             raise UnknownFormat(f"not a certificate archive: no {MANIFEST}")
         try:
-            self.manifest = parse_json(self.zip.read(MANIFEST).decode("utf-8"))
+            text = self.zip.read(MANIFEST)
+        except DAMAGED as exc:
+            raise UnknownFormat(f"damaged archive: {exc or 'a member ends early'}") from None
+        try:
+            self.manifest = parse_json(text.decode("utf-8"))
         except (ValueError, RecursionError) as exc:
             raise UnknownFormat(f"{MANIFEST}: not JSON: {exc}") from None
         self.names = set(names)
@@ -235,8 +250,8 @@ class Archive:
     def member(self, name: str) -> bytes:
         try:
             return self.zip.read(name)
-        except (KeyError, zipfile.BadZipFile, OSError, ValueError) as exc:
-            raise CertificateError(f"{name}: cannot read: {exc}") from None
+        except (KeyError, OSError, ValueError, *DAMAGED) as exc:
+            raise CertificateError(f"{name}: cannot read: {exc or 'it ends early'}") from None
 
     def expected_members(self, encodings: dict) -> set:
         out = {MANIFEST}
@@ -358,6 +373,28 @@ def _shape(arr: IntArray, shape: tuple, name: str) -> None:
 
 
 # --- the checks shared by both arithmetics -----------------------------------------------
+
+#: Rows of ``Z`` read at a time while their gcd is taken.
+PRIMITIVE_BLOCK_ROWS = 4096
+
+
+def _check_primitive(Z: IntArray, beta) -> None:
+    """``Z`` (with ``beta``, the bias scaled with it) is the head as primitive integers
+    (docs/certificates.md): the gcd of all its entries is 1, or it is zero.  Read
+    block by block until the gcd is 1, which is at once for an honest head."""
+    g = gcd(*beta) if beta is not None else 0
+    n = Z.shape[0]
+    for lo in range(0, n, PRIMITIVE_BLOCK_ROWS):
+        if g == 1:
+            return
+        for row in Z.rows(lo, min(n, lo + PRIMITIVE_BLOCK_ROWS)):
+            g = gcd(g, *row)
+    if g > 1:
+        also = " and of bias" if beta is not None else ""
+        raise CertificateError(f"Z is not primitive: every entry of Z{also} is divisible "
+                               f"by {shown_number(g)} (Z is c W with the least c that "
+                               "makes it an integer matrix)")
+
 
 class Evidence:
     """The decoded small arrays (labels, pairs, supports, weights) as Python ints."""
@@ -1183,6 +1220,9 @@ def check_archive(archive: Archive, backend: str = "auto", jobs: int = 1) -> str
             if slack > 0 or (slack == 0 and not any(weights)):
                 raise CertificateError(f"no-tie certificate[{r}] of {i} and {j}: the bias "
                                        f"term is {'positive' if slack > 0 else 'zero with no weight'}")
+    # The stored head is the primitive one (checked last: a forgery that fails an
+    # identity is named by it).
+    _check_primitive(ev.Z, ev.beta)
     kinds = (f"{len(ev.hull_labels)} convex weights, {len(ev.simplex_labels)} simplices"
              if ev.simplex_labels else "convex weights")
     return (f"analyze, {n} labels in dimension {ev.d}{' with a bias' if bias else ''}: "

@@ -94,7 +94,7 @@ def family_of(claim, options):
     if options.matrix:
         from verify.io.matrix import read_matrix
 
-        W = read_matrix(options.matrix)
+        W = read_matrix(options.matrix, rational=claim.id)
         digest = hashlib.sha256(Path(options.matrix).read_bytes()).hexdigest()
         identity = {"claim": claim.id, "matrix": digest}
         return f"the matrix in {options.matrix}", identity, [(options.matrix, W)]

@@ -180,7 +180,8 @@ def _matrix_from(options) -> tuple[list[list[fmpq]], str]:
     if path:
         from verify.io.matrix import read_matrix
 
-        return [[_q(a) for a in row] for row in read_matrix(path)], path
+        needs = getattr(options, "claim_id", None) or "this claim"
+        return [[_q(a) for a in row] for row in read_matrix(path, rational=needs)], path
     return [list(row) for row in EXAMPLE_C1], "example C.1"
 
 

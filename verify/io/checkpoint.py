@@ -10,7 +10,7 @@ it in what users have on disk:
 * a directory holding one of these (the index is preferred; see
   :func:`checkpoint_file`);
 * a ``.npy`` file (one array; its dtype mapped to the names below);
-* any text format that :func:`verify.io.matrix.read_matrix` reads (exact rows).
+* any matrix file that :func:`verify.io.matrix_file.read_matrix_file` reads (exact rows).
 
 Binary tensors are not read when loaded: a :class:`LoadedTensor` records where the
 bytes are, and :meth:`LoadedTensor.block` maps just the rows asked for, so memory
@@ -49,13 +49,15 @@ import numpy as np
 
 from verify.io.errors import InputError, TooLargeError, count_text
 from verify.io.files import regular_file_problem
-from verify.numbers.rational import exact_from_float
+from verify.io.matrix_file import (NPY_HEADER_ERRORS, PICKLE_EXTENSIONS, pickle_advice,
+                                   read_matrix_file, read_vector_file, refuse_irrational)
 from verify.io.safetensors_file import DTYPES, read_header
+from verify.numbers.rational import exact_from_float
 
 __all__ = [
     "AUTO_BIAS", "HEAD_NAMES", "MAX_EXACT_ENTRIES", "HeadSource", "LoadedTensor",
     "check_matrix", "checkpoint_file", "file_tensors", "is_checkpoint", "load_head",
-    "load_tensor",
+    "load_tensor", "read_safetensors",
 ]
 
 #: Names of the output head, in order of preference; the first present is the head.
@@ -332,8 +334,6 @@ def checkpoint_file(directory) -> Path:
         if len(found) > 1:
             shown = ", ".join(found[:4]) + (", ..." if len(found) > 4 else "")
             raise _fail(directory, f"{len(found)} files *{suffix} ({shown}): name one")
-    from verify.io.matrix import PICKLE_EXTENSIONS, pickle_advice
-
     pickles = [n for n in names if Path(n).suffix.lower() in PICKLE_EXTENSIONS]
     if pickles:
         raise _fail(directory, f"cannot read: no .safetensors file, only {pickles[0]}, "
@@ -395,8 +395,6 @@ def _npy_tensor(path: Path) -> LoadedTensor:
     """The array of a ``.npy`` file, located but not read.  ``storage`` is ``None``
     for numbers that do not widen exactly to float64 or int64 (long double,
     uint64): :func:`load_head` reads those exactly with ``read_matrix``."""
-    from verify.io.matrix import NPY_HEADER_ERRORS
-
     fmt = np.lib.format
     readers = {(1, 0): fmt.read_array_header_1_0, (2, 0): fmt.read_array_header_2_0}
     try:
@@ -510,13 +508,10 @@ class HeadSource:
 
 
 def _text_head(path: Path, tensor: str | None):
-    from verify.io.matrix import read_matrix
-    from verify.numbers.sqrt_sum import parse_entry
-
     if tensor is not None:
         raise _fail(path, "--tensor applies to checkpoints (.safetensors, an index, a "
                           "directory) only")
-    return read_matrix(path, parse_entry=parse_entry)
+    return read_matrix_file(path, max_entries=MAX_EXACT_ENTRIES)
 
 
 def _load_bias(bias: str, head_name: str | None, tensors: dict, where: Path | None,
@@ -537,9 +532,8 @@ def _load_bias(bias: str, head_name: str | None, tensors: dict, where: Path | No
         raise _fail(path, f"bias: no such file, and no tensor of that name{inside}")
     if path.suffix.lower() == ".npy" or is_checkpoint(path):
         return _check_bias(load_tensor(path), n)
-    from verify.io.matrix import read_vector
-
-    values = read_vector(path)
+    values = read_vector_file(path, max_entries=MAX_EXACT_ENTRIES)
+    refuse_irrational(values, path, "a bias")
     if len(values) != n:
         raise _fail(path, f"bias has {len(values)} entries for {n} labels")
     return values, f"bias {_one_line(path)} ({n} exact entries)"
@@ -597,3 +591,15 @@ def load_head(path, *, tensor: str | None = None, bias: str | None = None,
     head_name = weights.name if isinstance(weights, LoadedTensor) else None
     values, bias_label = _load_bias(bias, head_name, tensors, where, n)
     return HeadSource(weights, values, f"{label}; {bias_label}")
+
+
+def read_safetensors(path, tensor: str | None = None) -> list[list]:
+    """The rows of one 2-D tensor of a ``.safetensors`` file, as exact rationals (no
+    limit on the number of entries).
+
+    ``tensor`` names the tensor; it may be omitted when the file holds exactly one.
+    """
+    from verify.io.safetensors_file import select_tensor
+
+    tensors = file_tensors(path)
+    return check_matrix(tensors[select_tensor(path, tensors, tensor)]).rows(limit=None)

@@ -1,4 +1,4 @@
-"""Reading one 2-D tensor from a ``.safetensors`` file, exactly, without the library.
+"""The ``.safetensors`` format: the header of a file, validated, without the library.
 
 The format (https://huggingface.co/docs/safetensors) is, in order:
 
@@ -13,14 +13,15 @@ Supported dtypes: ``F64``, ``F32``, ``F16``, ``BF16`` (the upper half of an IEEE
 single), ``I64``, ``I32``, ``I16``, ``I8``, ``U32``, ``U16``, ``U8``. Floats are taken at their exact
 binary value (every one of these formats widens exactly to float64, whose value is a
 dyadic rational); integers exactly. The header is validated as a whole (every entry's
-dtype, shape and offsets), and then only the selected tensor's bytes are read.
+dtype, shape and offsets); :mod:`verify.io.checkpoint` reads the tensors' data
+(:func:`verify.io.checkpoint.read_safetensors`: one 2-D tensor, exactly).
 
 Every problem is an :class:`~verify.io.errors.InputError` with the one-line message
 ``"<path>: <problem>"``; rows and columns are counted from 0.
 
 Example
 -------
->>> rows = read_safetensors("head.safetensors", tensor="lm_head.weight")  # doctest: +SKIP
+>>> header, start = read_header("head.safetensors")  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -31,12 +32,10 @@ import struct
 from math import prod
 from pathlib import Path
 
-from flint import fmpq
-
 from verify.io.errors import InputError
 from verify.io.files import regular_file_problem
 
-__all__ = ["DTYPES", "list_tensors", "read_header", "read_safetensors"]
+__all__ = ["DTYPES", "list_tensors", "read_header", "select_tensor"]
 
 #: dtype name -> (numpy dtype, bytes per element); BF16 is decoded by hand.
 DTYPES = {
@@ -207,14 +206,8 @@ def list_tensors(path) -> dict[str, tuple[str, list[int]]]:
     return {name: (e["dtype"], list(e["shape"])) for name, e in header.items()}
 
 
-def read_safetensors(path, tensor: str | None = None) -> list[list[fmpq]]:
-    """The rows of one 2-D tensor of a ``.safetensors`` file, as exact rationals.
-
-    ``tensor`` names the tensor; it may be omitted when the file holds exactly one.
-    The values are read through :class:`verify.io.checkpoint.LoadedTensor`.
-    """
-    from verify.io.checkpoint import check_matrix, file_tensors
-
-    tensors = file_tensors(path)
-    name = _wrap(path, lambda p: _select(tensors, tensor))
-    return check_matrix(tensors[name]).rows(limit=None)
+def select_tensor(path, header: dict, tensor: str | None) -> str:
+    """The name of the tensor of the file at ``path`` (with ``header``, a mapping from
+    the names of its tensors) to read: ``tensor``, or the file's only one; one-line
+    :class:`InputError` otherwise."""
+    return _wrap(path, lambda p: _select(header, tensor))

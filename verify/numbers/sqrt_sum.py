@@ -69,10 +69,12 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 from functools import lru_cache
-from math import gcd, isqrt
+from math import gcd
 from typing import Iterable, Mapping, Sequence
 
 from flint import arb, ctx, fmpq, fmpz
+
+from verify.numbers.rational import isqrt
 
 __all__ = [
     "SqrtSum",
@@ -192,8 +194,67 @@ def _square_decomposition(n: int) -> tuple[int, int]:
     """
     if n < 1:
         raise ValueError(f"square decomposition needs a positive integer, got {n}")
+    if n.bit_length() > _SMOOTH_FACTOR_MAX_BITS:
+        return _square_decomposition_large(fmpz(n))
     atoms = [int(p) for p, _ in fmpz(n).factor_smooth(_TRIAL_DIVISION_BITS)]
     return _split_over(n, _non_square_basis(atoms))
+
+
+# FLINT's factor_smooth splits off more than the primes below 2^15 (it finds larger
+# factors of everyday numbers, which then print as 1000003*sqrt(7), not sqrt(...)), but
+# its time grows faster than the square of the bit size: 6 s for 130,000 bits, minutes
+# beyond.  Larger numbers are split by a gcd with the product of the primes below 2^15
+# instead, in time quasi-linear in their bit size (the same basis, up to the factors
+# above 2^15 that factor_smooth would have found).
+_SMOOTH_FACTOR_MAX_BITS = 4096
+
+
+@lru_cache(maxsize=1)
+def _small_primorial() -> fmpz:
+    """The product of the primes below 2^_TRIAL_DIVISION_BITS."""
+    return fmpz.primorial_ui(1 << _TRIAL_DIVISION_BITS)
+
+
+def _remove_power(n: fmpz, p: fmpz) -> tuple[fmpz, int]:
+    """``(m, e)`` with ``n = m * p**e`` and ``p`` not dividing ``m`` (``p > 1``), with
+    O(log e) divisions: by p, p^2, p^4, ... while they divide, then back down."""
+    powers, exponent = [], 0
+    power = p
+    while n % power == 0:
+        n //= power
+        exponent += 1 << len(powers)
+        powers.append(power)
+        power = power * power
+    for k in reversed(range(len(powers))):
+        if n % powers[k] == 0:
+            n //= powers[k]
+            exponent += 1 << k
+    return n, exponent
+
+
+def _square_decomposition_large(n: fmpz) -> tuple[int, int]:
+    """:func:`_square_decomposition` of a number of more than
+    ``_SMOOTH_FACTOR_MAX_BITS`` bits: its primes below 2^15 found by one gcd, their
+    powers removed by repeated squaring, and the cofactor c (not factored) replaced by
+    its root c^(1/2^k) that is not a square; every step is a product, a quotient or a
+    square root of numbers at most the size of ``n``."""
+    s = r = fmpz(1)
+    rest = n
+    for p, _ in n.gcd(_small_primorial()).factor():
+        rest, exponent = _remove_power(rest, p)
+        s *= p ** (exponent // 2)
+        if exponent % 2:
+            r *= p
+    if rest > 1:
+        halvings = 0
+        while rest.is_square():
+            rest = rest.isqrt()
+            halvings += 1
+        if halvings:
+            s *= rest ** (1 << (halvings - 1))
+        else:
+            r *= rest
+    return int(s), int(r)
 
 
 def _to_fmpq(value) -> fmpq:
@@ -758,9 +819,15 @@ _TOKEN = re.compile(
     re.ASCII,  # digits are 0-9 only
 )
 
-# Bounds that keep hostile input from exhausting memory or the Python stack.
-_MAX_DECIMAL_EXPONENT = 1000
+# A bound that keeps hostile input from exhausting the Python stack (numbers are bounded
+# by the rational reader's exponent limit).
 _MAX_NESTING = 100
+
+
+def _shown(text: str) -> str:
+    """Text for a message: quoted, escaped (so one line), and bounded."""
+    shown = repr(text)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
 
 
 def _tokenize(text: str) -> list[tuple[str, str, int]]:
@@ -770,7 +837,8 @@ def _tokenize(text: str) -> list[tuple[str, str, int]]:
     while position < end:
         match = _TOKEN.match(text, position)
         if match is None or match.end() == position:
-            raise ValueError(f"cannot parse {text!r}: unexpected character at position {position}")
+            raise ValueError(f"cannot parse {_shown(text)}: unexpected character at "
+                             f"position {position}")
         kind = match.lastgroup
         tokens.append((kind, match.group(kind), match.start(kind)))
         position = match.end()
@@ -778,17 +846,12 @@ def _tokenize(text: str) -> list[tuple[str, str, int]]:
 
 
 def _decimal_to_fmpq(literal: str) -> fmpq:
-    """Read a decimal literal such as 0.95 or 1e-3 exactly (0.95 = 19/20)."""
-    mantissa, _, exponent_text = literal.lower().partition("e")
-    exponent = int(exponent_text) if exponent_text else 0
-    if abs(exponent) > _MAX_DECIMAL_EXPONENT:
-        raise ValueError(f"exponent of {literal!r} is too large")
-    whole, _, fraction = mantissa.partition(".")
-    digits = int(fmpz((whole or "0") + fraction))  # int(str) refuses > 4300 digits
-    exponent -= len(fraction)
-    if exponent >= 0:
-        return fmpq(digits * 10**exponent)
-    return fmpq(digits, 10 ** (-exponent))
+    """Read a decimal literal such as 0.95 or 1e-3 exactly (0.95 = 19/20), as
+    :func:`verify.numbers.rational.parse_rational` reads it (one syntax for numbers,
+    with its bound on the exponent)."""
+    from verify.numbers.rational import parse_rational
+
+    return parse_rational(literal)
 
 
 class _Parser:
@@ -805,7 +868,7 @@ class _Parser:
         if position is None and self.index < len(self.tokens):
             position = self.tokens[self.index][2]
         where = "at the end" if position is None else f"at position {position}"
-        return ValueError(f"cannot parse {self.text!r}: {message} {where}")
+        return ValueError(f"cannot parse {_shown(self.text)}: {message} {where}")
 
     def peek(self) -> str | None:
         return self.tokens[self.index][1] if self.index < len(self.tokens) else None
@@ -862,7 +925,20 @@ class _Parser:
                 raise self.error("division by zero", position)
             else:
                 value = value / operand
+            self.check_size(value, position)
         return value
+
+    def check_size(self, value: SqrtSum, position: int) -> None:
+        """Refuse a product whose terms hold more digits than one number may have
+        (:data:`verify.numbers.rational.MAX_DIGITS`): each literal is bounded, but
+        ``1e100000*1e100000*...`` is not."""
+        from verify.numbers.rational import MAX_DIGITS, TooManyDigits
+
+        bits = sum(fmpz(q.p).bit_length() + fmpz(q.q).bit_length() + r.bit_length()
+                   for r, q in value._terms.items())
+        if bits > MAX_DIGITS * 3.33 + 64:  # log2(10) < 3.33
+            error = self.error(f"a number of more than {MAX_DIGITS:,} digits", position)
+            raise TooManyDigits(str(error))
 
     def factor(self) -> SqrtSum:
         if self.index >= len(self.tokens):
@@ -910,15 +986,17 @@ def parse_entry(text: str):
     >>> parse_entry("0.1"), parse_entry("5*sqrt(2)/2")
     (1/10, 5*sqrt(2)/2)
     """
-    from verify.numbers.rational import parse_rational
+    from verify.numbers.rational import TooManyDigits, parse_rational
 
     try:
         return parse_rational(text)
     except ValueError as first:
-        if "sqrt" not in text:
+        if "sqrt" not in text or isinstance(first, TooManyDigits):
             raise
         try:
             value = parse_sqrt_sum(text)
+        except TooManyDigits:
+            raise
         except (ValueError, ArithmeticError):
             raise first from None
         return value.to_rational() if value.is_rational() else value
