@@ -316,10 +316,10 @@ def test_exact_fallback_when_every_float_proposal_is_wrong(monkeypatch):
                                                      [[] for _ in labels]))
     monkeypatch.setattr(argmax_module, "nnls_support", lambda A, eq=None: [0])
     monkeypatch.setattr(argmax_module, "propose_strict",
-                        lambda A, eq=None, start=None: ("point", np.ones(A.shape[1])))
+                        lambda A, eq=None, start=None, **kw: ("point", np.ones(A.shape[1])))
     monkeypatch.setattr(ties_module, "nnls_support", lambda A, eq=None: [0])
     monkeypatch.setattr(ties_module, "propose_strict",
-                        lambda A, eq=None, start=None: ("support", [0]))
+                        lambda A, eq=None, start=None, **kw: ("support", [0]))
     monkeypatch.setattr(ties_module, "perceptron",
                         lambda F, labels, X0, **kw: (np.ones(len(labels), bool),
                                                      np.asarray(X0, float) * 0,
@@ -831,3 +831,46 @@ def test_to_json_round_trips_through_json():
     assert sorted(map(tuple, doc["tie_pairs"])) == [(0, 1), (0, 2)]
     assert doc["tie_pairs_complete"] is True
     assert doc["pairs_decided"] == doc["pairs_total"] == 10
+
+
+def test_float_proposal_is_a_point_or_a_dependency():
+    """``propose_strict`` (column generation in HiGHS) on random systems: a point has
+    ``A z > 0`` (and ``eq . z = 0``); a support carries ``y >= 0``, ``sum y = 1`` with
+    ``sum y_k a_k`` a multiple of ``eq``. Both kinds occur."""
+    from scipy.optimize import nnls
+
+    rng = np.random.default_rng(5)
+    kinds = set()
+    for trial in range(60):
+        d = int(rng.integers(2, 6))
+        N = int(rng.integers(1, 40))
+        A = rng.normal(size=(N, d))
+        if trial % 2:
+            A += rng.normal(size=d)  # a common direction: usually a point
+        eq = rng.normal(size=d) if trial % 3 == 0 else None
+        found = argmax_module.propose_strict(A, eq)
+        assert found is not None
+        kind, value = found
+        kinds.add(kind)
+        if kind == "point":
+            assert np.all(A @ value > 0)
+            if eq is not None:
+                assert abs(eq @ value) < 1e-9
+        else:
+            sub = A[value] / np.linalg.norm(A[value], axis=1)[:, None]
+            cols = sub.T if eq is None else np.hstack([sub.T, eq[:, None], -eq[:, None]])
+            M = np.vstack([cols, np.r_[np.ones(len(value)), np.zeros(cols.shape[1] - len(value))]])
+            _, residual = nnls(M, np.r_[np.zeros(d), 1.0])
+            assert residual < 1e-8
+    assert kinds == {"point", "support"}
+
+
+def test_the_lp_solver_writes_nothing_to_stdout():
+    """HiGHS greets on file descriptor 1 when its first model is made; a JSON report on
+    stdout must not carry that line."""
+    code = ("import numpy as np\n"
+            "from verify.analyze.argmax import propose_strict\n"
+            "propose_strict(np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]]))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout == ""

@@ -318,7 +318,7 @@ def test_injected_wrong_support_and_negative_weights_are_rejected(monkeypatch):
     wrong = {"support": [2, 3]}  # rows 2 and 3 never carry w_4
     monkeypatch.setattr(argmax_module, "nnls_support", lambda A, eq=None: wrong["support"])
     monkeypatch.setattr(argmax_module, "propose_strict",
-                        lambda A, eq=None, start=None: ("support", [1, 2]))
+                        lambda A, eq=None, start=None, **kw: ("support", [1, 2]))
     monkeypatch.setattr(argmax_module, "perceptron",
                         lambda F, labels, X0, **kw: (np.zeros(len(labels), bool),
                                                      np.asarray(X0, float),
@@ -344,7 +344,7 @@ def test_injected_three_way_tie_point_is_rejected(monkeypatch):
                                                      [[] for _ in labels]))
     monkeypatch.setattr(ties_module, "_segment_witnesses", lambda head, a, pairs: {})
     monkeypatch.setattr(ties_module, "propose_strict",
-                        lambda A, eq=None, start=None: ("point", np.ones(A.shape[1])))
+                        lambda A, eq=None, start=None, **kw: ("point", np.ones(A.shape[1])))
     monkeypatch.setattr(ties_module, "nnls_support", lambda A, eq=None: None)
     T = tie_pairs(W)
     assert T.can_tie(0, 1) is False

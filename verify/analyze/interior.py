@@ -95,6 +95,10 @@ SIMPLEX_MIN_DIMENSION = 128
 #: Relative distance below which two rows count as near-duplicates: the same notion as
 #: the witnesses of near-duplicate rows (:mod:`verify.analyze.clusters`).
 NEAR_DUPLICATE = NEAR_RELATIVE
+# interior_certificates tries its first INTERIOR_PROBE clusters, and the rest only if
+# these certified at least INTERIOR_MIN_SHARE of their labels.
+INTERIOR_PROBE = 32
+INTERIOR_MIN_SHARE = 1 / 8
 
 
 def _pool(head, lead: int, rivals: Sequence[int], skip: Sequence[int]) -> np.ndarray:
@@ -606,6 +610,12 @@ def interior_certificates(head, tasks, workers=None) -> dict:
     weights ``Y / D`` on ``support``, as :func:`exact_weights`) for the labels
     certified; the others are left to the per-label methods. The result depends
     on the head and the tasks only (not on ``workers``).
+
+    The first ``INTERIOR_PROBE`` clusters are a probe: if they certify less than
+    ``INTERIOR_MIN_SHARE`` of their labels, the rest are left to the per-label methods
+    at once. On a head whose undecided labels are hull vertices with narrow normal
+    cones, or points just inside the hull's faces (measured on a trained OCR head:
+    3,770 labels, none certified here, 0.07 CPU-s each), the walk only fails.
     """
     from verify.analyze.parallel import Workers
 
@@ -618,6 +628,11 @@ def interior_certificates(head, tasks, workers=None) -> dict:
             jobs.append((group, outside))
     workers = workers or Workers(head)
     out: dict = {}
-    for found in workers.map(certify_cluster, jobs):
+    probe, rest = jobs[:INTERIOR_PROBE], jobs[INTERIOR_PROBE:]
+    for found in workers.map(certify_cluster, probe):
         out.update(found)
+    tried = sum(len(group) for group, _ in probe)
+    if rest and len(out) >= INTERIOR_MIN_SHARE * tried:
+        for found in workers.map(certify_cluster, rest):
+            out.update(found)
     return out
