@@ -86,6 +86,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "'local' starts a LocalCluster with --jobs workers, otherwise the "
                         "scheduler address (optional extra: pip install -e '.[dask]')")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--profile", action="store_true",
+                   help="print on stderr, at the end, the wall clock and CPU time of each "
+                        "phase and the share of it spent in the main process")
     p.set_defaults(run=run_analyze)
     return p
 
@@ -260,7 +263,24 @@ def _write_certificate(args, result, rows, bias) -> None:
 
 def run_analyze(args) -> int:
     """Run the analysis for the parsed options; return the exit code."""
+    profile = None
+    if getattr(args, "profile", False):
+        from verify.analyze.profile import Profile
+
+        profile = Profile()
+    code = _run_analyze(args, profile)
+    if profile is not None:
+        for line in profile.table().splitlines():
+            print(f"verify: profile: {line}", file=sys.stderr)
+    return code
+
+
+def _run_analyze(args, profile) -> int:
     from verify.analyze.report import analyze, format_text, magnitude, to_json
+
+    progress = _progress(args.quiet)
+    if profile is not None:
+        progress = profile.progress(progress)
 
     if args.graph is not None:
         if Path(args.graph).suffix.lower() not in (".graphml", ".json"):
@@ -298,14 +318,14 @@ def run_analyze(args) -> int:
 
         result = analyze_with_bias(rows, bias, neighbours=args.neighbours, names=names,
                                    source=args.matrix, rays=args.rays,
-                                   progress=_progress(args.quiet), budget=budget,
+                                   progress=progress, budget=budget,
                                    jobs=args.jobs, scheduler=args.scheduler)
     else:
         if isinstance(rows, TensorRows):
             rows = ExactHead.from_array(rows, budget=budget, source=args.matrix)
         result = analyze(rows, neighbours=args.neighbours, max_cells=args.max_cells,
                          force=args.force, names=names, rays=args.rays,
-                         progress=_progress(args.quiet), budget=budget, jobs=args.jobs,
+                         progress=progress, budget=budget, jobs=args.jobs,
                          scheduler=args.scheduler)
     refused = [kind for kind in ("sign", "ranking")
                if result.cells and result.cells[kind]["count"] is None]

@@ -29,11 +29,21 @@ Example
 from __future__ import annotations
 
 import sys
+import time
 
-__all__ = ["Workers"]
+__all__ = ["Workers", "worker_cpu"]
 
 #: The head of the running analysis, inherited by forked worker processes.
 _HEAD = None
+#: CPU seconds the worker processes and Dask workers have spent on tasks of this
+#: process so far (:func:`worker_cpu`).
+_WORKER_CPU = 0.0
+
+
+def worker_cpu() -> float:
+    """CPU seconds spent on this process's tasks outside it (worker processes, Dask
+    workers) so far; tasks run in this process count in its own CPU time."""
+    return _WORKER_CPU
 
 
 class Workers:
@@ -81,11 +91,11 @@ class Workers:
         if self._client is not None and len(tasks) > 1:
             if self._remote_head is None:
                 self._remote_head = self._client.scatter(self.head, broadcast=True)
-            futures = self._client.map(fn, [self._remote_head] * len(tasks), tasks,
-                                       pure=False)
-            results = (future.result() for future in futures)
+            futures = self._client.map(_timed, [fn] * len(tasks),
+                                       [self._remote_head] * len(tasks), tasks, pure=False)
+            results = _counted(future.result() for future in futures)
         elif self._pool is not None and len(tasks) > 1:
-            results = self._pool.imap(_call, [(fn, task) for task in tasks])
+            results = _counted(self._pool.imap(_call, [(fn, task) for task in tasks]))
         else:
             results = (fn(self.head, task) for task in tasks)
         for result in results:
@@ -102,7 +112,22 @@ def _one_blas_thread() -> None:
     threadpool_limits(limits=1, user_api="blas")
 
 
+def _timed(fn, head, task):
+    """``(fn(head, task), CPU seconds it took)``, in a worker."""
+    start = time.process_time()
+    result = fn(head, task)
+    return result, time.process_time() - start
+
+
 def _call(item):
-    """``fn(head, task)`` in a forked worker, with the head it inherited."""
+    """:func:`_timed` in a forked worker, with the head it inherited."""
     fn, task = item
-    return fn(_HEAD, task)
+    return _timed(fn, _HEAD, task)
+
+
+def _counted(timed_results):
+    """The results of :func:`_timed`, their CPU seconds added to :func:`worker_cpu`."""
+    global _WORKER_CPU
+    for result, seconds in timed_results:
+        _WORKER_CPU += seconds
+        yield result
