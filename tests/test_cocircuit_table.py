@@ -69,3 +69,15 @@ def test_more_than_256_hyperplanes_get_wider_ids():
     Y, V = cocircuits(H)
     Y0, V0 = all_at_once(H)
     assert np.array_equal(Y, Y0) and np.array_equal(V, V0)
+
+
+def test_generalized_cross_product_of_no_rows_spans_the_line():
+    """Rank 1: the batch holds matrices with no rows; the orthogonal complement of
+    nothing in R^1 is spanned by (1), the sign the cocircuits of rank 1 need."""
+    from verify.arrangement.cocircuits import generalized_cross_product
+
+    v = generalized_cross_product(np.zeros((3, 0, 1), dtype=np.int64))
+    assert v.shape == (3, 1) and (v == 1).all()
+    # and it agrees with the one-row case one dimension up: (a, b) -> (b, -a)
+    w = generalized_cross_product(np.array([[[2, 5]]], dtype=np.int64))
+    assert w.tolist() == [[5, -2]]

@@ -213,6 +213,9 @@ def generalized_cross_product(rows: np.ndarray) -> np.ndarray:
     shares every step (exact integer arithmetic, no division).
     """
     S, k, r = rows.shape
+    if k == 0:
+        # No rows (r = 1): the determinant of the empty matrix, 1, spans R^1.
+        return np.ones((S, r), dtype=rows.dtype)
     minors = {(c,): rows[:, 0, c] for c in range(r)}
     for t in range(1, k):
         x = rows[:, t, :]
