@@ -39,7 +39,8 @@ from verify.analyze import (
 )
 from verify.analyze import argmax as argmax_module
 from verify.analyze import ties as ties_module
-from verify.analyze.argmax import ExactHead, integer_matrix
+from verify.analyze.argmax import ExactHead
+from verify.analyze.head import integer_matrix
 from verify.analyze.memory import MemoryBudget
 from verify.analyze.ties import NoTieCertificate
 from verify.io.errors import TooLargeError

@@ -24,7 +24,7 @@ from conftest import _run_cli
 from verify.analyze import analyze, make_head, to_json
 from verify.analyze import argmax as argmax_module
 from verify.analyze import screen as screen_module
-from verify.analyze.report import cosine_neighbours
+from verify.analyze.neighbours import cosine_neighbours
 from verify.analyze.screen import exact_dots, screened_relaxation, small_int_tuple, \
     tie_point
 from verify.analyze.ties import ProjectedTieWitness, TieWitness
@@ -205,7 +205,7 @@ def test_tie_point_is_the_primitive_projected_point(n, d, bits, data):
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 8), st.data())
 def test_long_points_become_floats_rounded_down_after_a_power_of_two(d, data):
-    from verify.analyze.argmax import _float_points
+    from verify.analyze.head import _float_points
 
     entry = st.one_of(st.integers(-3, 3), st.integers(-2 ** 120, 2 ** 120))
     points = [tuple(data.draw(entry) for _ in range(d)) for _ in range(3)]
@@ -430,7 +430,7 @@ def test_kth_largest_is_the_partition_value_and_leaves_the_block(m, n, data):
     """Against ``np.partition`` on rows with repeats and ``-inf`` (the masked labels),
     for every ``k`` (by maxima up to ``KTH_BY_MAXIMA``, by partition above); the block
     is unchanged afterwards."""
-    from verify.analyze.report import kth_largest
+    from verify.analyze.neighbours import kth_largest
 
     value = st.one_of(st.integers(-3, 3).map(float), st.just(-np.inf))
     C = np.array([[data.draw(value) for _ in range(n)] for _ in range(m)], dtype=np.float32)

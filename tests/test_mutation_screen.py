@@ -1,5 +1,5 @@
 """The exact checks of the float32 screen (``verify.analyze.screen``) and the candidate
-selection of the float32 cosine pass (``verify.analyze.report``), piece by piece and fast.
+selection of the float32 cosine pass (``verify.analyze.neighbours``), piece by piece and fast.
 
 Written against the mutation run of ``screen.py`` (docs/testing.md). Every verdict is
 compared with its definition in Python integers (``z_t . x > z_k . x`` for all ``k``;
@@ -23,7 +23,7 @@ import pytest
 from verify.analyze import argmax as argmax_module
 from verify.analyze import screen
 from verify.analyze.argmax import make_head
-from verify.analyze.report import cosine_neighbours, kth_largest
+from verify.analyze.neighbours import cosine_neighbours, kth_largest
 
 
 # --- references in Python integers ------------------------------------------------------

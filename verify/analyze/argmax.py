@@ -79,22 +79,38 @@ Example
 
 from __future__ import annotations
 
-import os
-import sys
 from dataclasses import dataclass
-from itertools import repeat
 from math import gcd, lcm
-from operator import rshift
 from typing import Sequence
 
 import numpy as np
 from flint import fmpq
 
+from verify.analyze.head import (
+    INT64_BITS,
+    IntegerRows,
+    _bit_length,
+    _dot,
+    _float_points,
+    _python_integers,
+    _row_blocks,
+    _tick,
+    integer_matrix,
+    product_error_bounds,
+)
+from verify.analyze.proposals import (
+    EARLY_MARGIN,
+    PERCEPTRON_ROUNDS,
+    Differences,
+    _round_point,
+    nnls_support,
+    perceptron,
+    propose_strict,
+)
 from verify.analyze.screen import (
     MAX_DIMENSION,
     Float32Rows,
     mahalanobis,
-    rounding_error_bounds,
     screened_relaxation,
     small_int_tuple,
 )
@@ -113,12 +129,8 @@ __all__ = [
 
 #: Bits of the integer points proposed from float witnesses (retried with more).
 POINT_BITS = (3, 8, 26, 52)
-#: Relaxation rounds before the remaining labels go to the linear program.
-PERCEPTRON_ROUNDS = 60
 #: Largest head with square-root entries (exact field simplex for every question).
 FIELD_MAX_LABELS = 40
-#: Over-relaxation factor of the relaxation method (in (0, 2); measured best near 2).
-RELAXATION = 1.9
 #: Heads with at least this many entries get their witnesses from the float32 screen
 #: of :mod:`verify.analyze.screen` (whitened proposals, about one product per label).
 SCREEN_MIN_ENTRIES = 1 << 20
@@ -131,21 +143,9 @@ SCREEN_CHUNK = 2048
 #: by p-adic lifting (:func:`verify.analyze.interior.exact_weights`) before the integer
 #: null space (which takes minutes at d = 768).
 LIFTING_MIN_SUPPORT = 129
-# propose_strict stops at a point whose every row has at least this fraction of the
-# active set's optimal margin: a witness needs no more than a margin that survives
-# rounding, and on trained heads the last rounds of the cutting planes (about 50 of
-# them, each adding a handful of rows) only polish an optimum nobody uses.
-EARLY_MARGIN = 0.1
 
 
 # --- exact checks on the original rows -------------------------------------------------
-
-def _dot(u, v):
-    total = 0
-    for a, b in zip(u, v):
-        total = total + a * b
-    return total
-
 
 def is_argmax_witness(W: Sequence[Sequence], i: int, point: Sequence) -> bool:
     """True iff ``w_i . x > w_k . x`` for every ``k != i``, decided exactly."""
@@ -235,173 +235,6 @@ def _to_fmpq(x) -> fmpq:
     if isinstance(x, SqrtSum):
         return x.to_rational()
     return to_fmpq(x)
-
-
-# --- exact integer rows, and exact signs of products with them -------------------------
-
-#: Unit roundoff of IEEE binary64.
-UNIT_ROUNDOFF = 2.0 ** -53
-#: Largest bit length stored as int64 (products are never formed in int64).
-INT64_BITS = 62
-
-
-class IntegerRows:
-    """The rows of an int64 matrix, read as tuples of Python ints (exact at any size).
-
-    ``array`` is the ``n x d`` int64 matrix; ``rows[i]`` is ``tuple`` of Python ints.
-    """
-
-    __slots__ = ("array",)
-
-    def __init__(self, array: np.ndarray):
-        self.array = array
-
-    def __len__(self) -> int:
-        return self.array.shape[0]
-
-    def __getitem__(self, i):
-        return tuple(self.array[i].tolist())
-
-    def __iter__(self):
-        for row in self.array:
-            yield tuple(row.tolist())
-
-
-def _primitive_int64(Z: np.ndarray) -> np.ndarray:
-    """``Z`` divided (in place) by the gcd of its entries (unchanged if all are zero)."""
-    g = 0
-    for lo, hi in _row_blocks(Z.shape[0]):
-        g = int(np.gcd(g, np.gcd.reduce(Z[lo:hi], axis=None)))
-        if g == 1:
-            return Z
-    if g > 1:
-        for lo, hi in _row_blocks(Z.shape[0]):
-            Z[lo:hi] //= g
-    return Z
-
-
-#: Rows per block when converting a matrix (a few MB of temporaries per block).
-CONVERT_ROWS = 4096
-
-
-def _row_blocks(n: int, step: int = CONVERT_ROWS):
-    for lo in range(0, n, step):
-        yield lo, min(n, lo + step)
-
-
-def _exponent_range(block: np.ndarray) -> tuple[int, int] | None:
-    """``(lowest, highest)``: every non-zero entry is an odd multiple of ``2^e`` with
-    ``e >= lowest``, and below ``2^highest`` in magnitude; None if all are zero."""
-    a = block[block != 0]
-    if not a.size:
-        return None
-    mant, expo = np.frexp(a)
-    m = np.ldexp(mant, 53).astype(np.int64)  # exact: 53-bit integer mantissas
-    low = np.log2((m & -m).astype(np.float64)).astype(np.int64)  # trailing zero bits
-    return int((expo - 53 + low).min()), int(expo.max())
-
-
-def integer_matrix(array: np.ndarray) -> np.ndarray | None:
-    """The primitive int64 matrix ``Z = c W`` (one ``c > 0``) of a binary-float matrix.
-
-    ``W`` is an integer or floating numpy array (or memory map) of finite numbers
-    (binary64 or narrower: every binary32, binary16 and bfloat16 number is a binary64
-    number). Each non-zero entry is ``m 2^e`` with an odd integer ``m``; scaling by
-    ``2^-min(e)`` makes every entry an integer, and dividing by the gcd of the entries
-    makes the matrix primitive: the same ``Z`` as the exact rational path. Returns None
-    when an entry would need more than ``INT64_BITS`` bits (the caller then uses Python
-    integers). Works in blocks of rows: the temporaries stay small.
-    """
-    n = array.shape[0]
-    Z = np.empty(array.shape, dtype=np.int64)
-    if array.dtype.kind in "iu":
-        for lo, hi in _row_blocks(n):
-            block = np.asarray(array[lo:hi])
-            if block.size and (int(block.max()) >= 1 << INT64_BITS
-                               or int(block.min()) <= -(1 << INT64_BITS)):
-                return None
-            Z[lo:hi] = block
-        return _primitive_int64(Z)
-    ranges = [r for lo, hi in _row_blocks(n)
-              if (r := _exponent_range(np.asarray(array[lo:hi], dtype=np.float64)))]
-    if not ranges:
-        Z[:] = 0
-        return Z
-    e_min, e_max = min(r[0] for r in ranges), max(r[1] for r in ranges)
-    if e_max - e_min > INT64_BITS:
-        return None
-    for lo, hi in _row_blocks(n):
-        # Exact: a * 2^-e_min is an integer below 2^62, a binary64 number.
-        Z[lo:hi] = np.ldexp(np.asarray(array[lo:hi], dtype=np.float64), -e_min)
-    return _primitive_int64(Z)
-
-
-def _python_integers(rows) -> list[list[int]]:
-    """The primitive integer matrix ``c W`` (one rational ``c > 0``) of ``fmpq`` rows."""
-    den = lcm(*(int(q.q) for row in rows for q in row))
-    Z = [[int(q.p) * (den // int(q.q)) for q in row] for row in rows]
-    g = gcd(*(v for row in Z for v in row))
-    return [[v // g for v in row] for row in Z] if g > 1 else Z
-
-
-def _float_points(points: Sequence[Sequence[int]], d: int) -> tuple[np.ndarray, np.ndarray]:
-    """Integer points as float64 columns ``X`` (``d x m``) and which are exact.
-
-    A point with entries below ``2^53`` is converted exactly; a longer one is first
-    divided by a power of two ``2^e`` (which changes no sign of a product) and rounded
-    down, so that each entry is off by less than 1 while the largest is at least
-    ``2^52``.
-    """
-    m = len(points)
-    if m == 0:
-        return np.zeros((d, 0)), np.ones(0, dtype=bool)
-    try:
-        ints = np.array(points, dtype=np.int64).reshape(m, d)
-        if ints.size == 0 or int(np.abs(ints).max()) < 1 << 53:
-            return ints.T.astype(np.float64), np.ones(m, dtype=bool)
-    except OverflowError:
-        pass
-    X = np.empty((d, m), dtype=np.float64)
-    exact = np.ones(m, dtype=bool)
-    for c, p in enumerate(points):
-        p = list(map(int, p))
-        top = max(max(p, default=0), -min(p, default=0)).bit_length()
-        e = max(0, top - 53)
-        # v >> e is the floor of v / 2^e, below 2^53: converted exactly.
-        X[:, c] = list(map(float, map(rshift, p, repeat(e, len(p)))))
-        exact[c] = e == 0
-    return X, exact
-
-
-def product_error_bounds(row_norms: np.ndarray, X: np.ndarray, d: int,
-                         absolute_error: float, exact: np.ndarray):
-    r"""Bounds ``(R, A)`` with ``|(F X)_kc - (omega_k . xi_c)| <= R_k[c] row_norms_k + A_c``.
-
-    Here ``omega_k`` is the exact row ``z_k / 2^s`` whose float copy is ``F_k``, ``xi_c``
-    the exact point (scaled by a power of two) whose float copy is ``X[:, c]``, and the
-    product is any float64 evaluation (BLAS, any order of summation, with or without
-    fused multiply-adds). Returned as ``R = SAFETY (d + 2 + 2 sqrt(d) [xi inexact]) u
-    |X_c|_2`` (a vector over columns) and ``A``.
-
-    Argument (Higham, *Accuracy and Stability of Numerical Algorithms*, 2002, §3.1;
-    ``u = 2^-53``): the computed dot product of the float vectors ``f`` and ``x`` is
-    within ``gamma_d sum |f_c x_c| <= gamma_d |f|_2 |x|_2`` of their exact dot product,
-    ``gamma_d = d u / (1 - d u)``; the float row is within ``u |omega|`` of the exact
-    one entry-wise (plus ``absolute_error`` for rows stored with truncated low bits), and
-    a rounded point within 1 per entry while its largest entry is at least ``2^52``,
-    which adds ``|omega|_1 <= sqrt(d) |omega|_2 <= 2 sqrt(d) u |omega|_2 |x|_2``.
-    Gradual underflow adds at most ``2^-1074`` per operation, ``A`` collects it. The
-    factor ``SAFETY = 2`` covers ``gamma_d <= 1.01 d u`` (``d u < 0.01``) and the
-    rounding of the norms and of the bound itself, each a relative ``O(d u)``.
-    """
-    return rounding_error_bounds(X, d, unit=UNIT_ROUNDOFF, tiny=2.0 ** -1074,
-                                 absolute_error=absolute_error, exact=exact)
-
-
-def _bit_length(values: np.ndarray) -> int:
-    """Largest bit length of the absolute values of an int64 array."""
-    top = int(np.abs(values).max()) if values.size else 0
-    return top.bit_length()
 
 
 class ExactHead:
@@ -875,63 +708,6 @@ def decide_label(head: ExactHead, task) -> Witness | GordanCertificate:
     return head._decide_label(i, start, rivals)
 
 
-class Differences:
-    """The rows ``f_i - f_k`` (``k != i``, or ``k`` not in ``skip``) of a head, never stored.
-
-    What the float proposals need of the ``(n - 1) x d`` matrix ``A`` of differences,
-    in ``O(n + d)`` memory besides the head: the row norms, products ``A z``, and a few
-    rows at a time (``take``). Row ``r`` of ``A`` is label ``labels[r]``.
-    """
-
-    def __init__(self, head, i: int, skip=()):
-        self.F, self.i = head.F, i
-        excluded = {i, *skip}
-        self.labels = [k for k in range(head.n) if k not in excluded]
-        self._index = np.array(self.labels, dtype=np.intp)
-        self._position = None
-        self.shape = (len(self.labels), head.d)
-        # Small heads keep the matrix (the same floats as forming it explicitly).
-        small = 8 * head.n * head.d <= head.budget.block_bytes // 4
-        self.dense = self.F[i] - self.F[self._index] if small else None
-
-    def position(self, k: int) -> int:
-        if self._position is None:
-            self._position = {k: r for r, k in enumerate(self.labels)}
-        return self._position[k]
-
-    def take(self, rows) -> np.ndarray:
-        rows = np.asarray(rows, dtype=np.intp)
-        if self.dense is not None:
-            return self.dense[rows]
-        return self.F[self.i] - self.F[self._index[rows]]
-
-    def __matmul__(self, z) -> np.ndarray:
-        z = np.asarray(z, dtype=np.float64)
-        if self.dense is not None:
-            return self.dense @ z
-        return (self.F[self.i] @ z) - (self.F @ z)[self._index]
-
-    def norms(self, along=None) -> np.ndarray:
-        """Norms of the rows, or of their components orthogonal to ``along``.
-
-        ``|f_i - f_k|^2 = |f_i|^2 - 2 f_i . f_k + |f_k|^2`` loses accuracy to
-        cancellation for nearly equal rows; these norms only rank candidates.
-        """
-        if self.dense is not None:
-            A = self.dense
-            vv = None if along is None else float(along @ along)
-            if vv:
-                A = A - np.outer(A @ along, along) / vv
-            return np.linalg.norm(A, axis=1)
-        Fi = self.F[self.i]
-        sq = np.einsum("ij,ij->i", self.F, self.F)[self._index]
-        out = sq - 2.0 * (self.F @ Fi)[self._index] + float(Fi @ Fi)
-        vv = None if along is None else float(along @ along)
-        if vv and np.isfinite(vv):
-            out = out - (self @ along) ** 2 / vv
-        return np.sqrt(np.maximum(out, 0.0))
-
-
 def _normalised(i, support, y) -> GordanCertificate:
     total = sum((fmpq(v) for v in y), fmpq(0))
     pairs = sorted((k, fmpq(v) / total) for k, v in zip(support, y) if v != 0)
@@ -945,309 +721,6 @@ def _integral(point) -> tuple:
     ints = [int(q.p) * (den // int(q.q)) for q in qs]
     g = gcd(*ints) if ints else 1
     return tuple(v // g for v in ints) if g > 1 else tuple(ints)
-
-
-def _round_point(x, bits: int):
-    """The float point scaled to ``2^bits`` and rounded to integers (None if zero)."""
-    x = np.asarray(x, dtype=np.float64)
-    scale = float(np.max(np.abs(x))) if x.size else 0.0
-    if not np.isfinite(scale) or scale == 0.0:
-        return None
-    ints = [int(v) for v in np.rint(x / scale * 2.0 ** bits)]
-    if not any(ints):
-        return None
-    g = gcd(*ints)
-    return [v // g for v in ints] if g > 1 else ints
-
-
-def _tick(progress, k: int) -> None:
-    if progress is not None and k:
-        progress.update(k)
-
-
-# --- float proposals ---------------------------------------------------------------------
-
-def perceptron(F: np.ndarray, labels, X0: np.ndarray, *, partners=None, normals=None,
-               rounds: int = PERCEPTRON_ROUNDS, block: int | None = None):
-    """Float inputs under which ``labels[c]`` seems to win, for many columns at once.
-
-    The relaxation method of Agmon and of Motzkin & Schoenberg (1954) per column ``c``:
-    while some label ``k`` scores at least as high as ``i = labels[c]`` at ``x_c``,
-    reflect ``x_c`` across the hyperplane ``(w_i - w_k) . x = 0`` of the most violated
-    inequality (over-relaxed projection, factor ``RELAXATION``). With
-    ``partners`` (a second label ``j`` per column, ignored as a rival) and ``normals``
-    (unit vectors ``v_c``) the points stay on the hyperplanes ``v_c . x = 0`` (every step
-    is projected onto them): that searches for inputs where ``i`` and ``j`` tie on top.
-
-    Returns ``(won, X, rivals)``: a boolean array (the column's label won in floating
-    point at ``X[:, c]``), the final points, and per column the list of labels that beat
-    it on the way (candidates for a dependency when it never wins). It only proposes;
-    the caller certifies every point exactly.
-
-    Columns are independent: they are processed ``block`` at a time (default: all), so
-    the products take ``O(n block)`` memory.
-    """
-    labels = np.asarray(labels)
-    m = labels.size
-    X = np.array(X0, dtype=np.float64, copy=True)
-    won_all = np.zeros(m, dtype=bool)
-    rivals: list[list[int]] = [[] for _ in range(m)]
-    if partners is not None:
-        partners = np.asarray(partners)
-    step = m if not block else block
-    for lo in range(0, m, max(1, step)):
-        _relax(F, labels, X, np.arange(lo, min(m, lo + step)), won_all, rivals, partners,
-               normals, rounds)
-    return won_all, X, [list(dict.fromkeys(r)) for r in rivals]
-
-
-def _relax(F, labels, X, active, won_all, rivals, partners, normals, rounds) -> None:
-    """The rounds of :func:`perceptron` for the columns ``active`` (updated in place)."""
-    for _ in range(rounds):
-        if not active.size:
-            break
-        lab = labels[active]
-        S = F @ X[:, active]
-        cols = np.arange(active.size)
-        own = S[lab, cols].copy()
-        scale = np.abs(S).max(axis=0)
-        S[lab, cols] = -np.inf
-        if partners is not None:
-            S[partners[active], cols] = -np.inf
-        rival = S.argmax(axis=0)
-        best = S[rival, cols]
-        won = best < own - 1e-12 * scale
-        won_all[active[won]] = True
-        for a, r in zip(active[~won], rival[~won]):
-            rivals[a].append(int(r))
-        keep = ~won
-        # A small push keeps exact ties (excess 0) from stalling.
-        excess = (best - own + 1e-9 * scale)[keep]
-        active, rival = active[keep], rival[keep]
-        if not active.size:
-            break
-        lab = labels[active]
-        g = F[lab] - F[rival]
-        if normals is not None:
-            V = normals[active]
-            g -= V * np.sum(g * V, axis=1)[:, None]
-        gg = np.sum(g * g, axis=1)
-        # A rival parallel to the constraint plane gives no direction: no step.
-        flat = gg <= 1e-24
-        gg[flat] = 1.0
-        excess[flat] = 0.0
-        # Over-relaxed projection onto the violated half-space g . x >= 0.
-        Y = X[:, active] + (g * (RELAXATION * excess / gg)[:, None]).T
-        # The problem is homogeneous: rescaling keeps the numbers tame.
-        norms = np.linalg.norm(Y, axis=0)
-        good = np.isfinite(norms) & (norms > 0)
-        Y[:, good] /= norms[good]
-        X[:, active[good]] = Y[:, good]
-
-
-def nnls_support(A: np.ndarray, eq: np.ndarray | None = None) -> list[int] | None:
-    """Float proposal of a dependency ``sum y_k a_k + t eq = 0``, ``y >= 0``, ``sum y = 1``.
-
-    The rows are projected onto ``eq^perp`` (which removes ``t``) and scaled to unit
-    length (a positive scaling keeps the support of a dependency); then the
-    Lawson-Hanson non-negative least squares method (scipy's ``nnls``) minimises
-    ``|sum y_k a_k|^2 + (sum y_k - 1)^2``. A zero residual gives a solution whose
-    support has linearly independent columns, so at most ``d + 1`` rows. Returns the
-    support (indices into ``A``) or None.
-    """
-    from scipy.optimize import nnls
-
-    if A.shape[0] == 0:
-        return None
-    B = np.array(A, dtype=np.float64, copy=True)
-    if eq is not None:
-        ne = float(np.linalg.norm(eq))
-        if ne > 0:
-            e = eq / ne
-            B -= np.outer(B @ e, e)
-    norms = np.linalg.norm(B, axis=1)
-    zero = np.nonzero(norms == 0)[0]
-    if zero.size:
-        return [int(zero[0])]
-    B /= norms[:, None]
-    M = np.vstack([B.T, np.ones((1, B.shape[0]))])
-    b = np.zeros(M.shape[0])
-    b[-1] = 1.0
-    try:
-        y, residual = nnls(M, b, maxiter=50 * M.shape[1])
-    except RuntimeError:  # pragma: no cover - iteration limit
-        return None
-    if residual > 1e-9 or not np.any(y > 0):
-        return None
-    top = float(y.max())
-    return [r for r in range(y.size) if y[r] > 1e-9 * top]
-
-
-def propose_strict(A: np.ndarray, eq: np.ndarray | None = None, start=None,
-                   max_rounds: int = 60, early: float | None = EARLY_MARGIN):
-    """Float proposal for ``A z > 0`` (and ``eq . z = 0``): a point or a dependency.
-
-    A cutting-plane linear program over the rows ``a_k`` (scaled to unit length) of an
-    active set: maximise ``t`` subject to ``a_k . z >= t``, ``eq . z = 0``,
-    ``-1 <= z <= 1``, ``t <= 1``; the rows the optimum violates join the active set
-    until none does, or until every row has a margin of at least ``early`` times the
-    optimum ``t`` (None: only at the optimum). The program is solved as its dual,
-
-        minimise  sum_j (p_j + q_j) + s
-        subject to  p - q - sum_k y_k a_k - mu eq = 0,   sum_k y_k + s = 1,
-                    y, p, q, s >= 0  (mu free),
-
-    whose ``d + 1`` rows keep the simplex basis small however many rows are active; a
-    new row of the cutting planes is a new column here, so HiGHS's simplex starts each
-    round from the last basis (Dantzig & Wolfe's column generation). The point ``z``
-    is the dual value of the first ``d`` rows, the optimum ``t`` the objective; at
-    ``t <= 0`` the weights ``y`` are a dependency ``sum y_k a_k + mu eq = 0``.
-
-    Returns ``("point", z)`` (``z`` a float array), ``("support", rows)`` (indices into
-    ``A``, at most ``d + 1``), or ``None`` if the solver gave up. Nothing returned is
-    trusted: the caller certifies.
-    """
-    N, d = A.shape
-    if N == 0:
-        return ("point", np.ones(d))
-    if isinstance(A, np.ndarray):
-        A = _Dense(A)
-    raw_norms = A.norms()
-    norms = raw_norms.copy()
-    norms[norms == 0] = 1.0
-    # The rows scaled to unit length; kept only when A itself is.
-    An = None if A.dense is None else A.dense / norms[:, None]
-
-    def unit_products(z):
-        return An @ z if An is not None else (A @ z) / norms
-
-    e = None
-    if eq is not None:
-        ne = float(np.linalg.norm(eq))
-        e = eq / ne if ne > 0 else None
-    k0 = min(N, max(2 * d + 2, 8))
-    if start is not None and np.all(np.isfinite(start)) and np.any(start):
-        first = np.argsort(unit_products(np.asarray(start, dtype=np.float64)))[:k0]
-    else:
-        first = np.argsort(raw_norms)[:k0]
-    active = list(dict.fromkeys(int(r) for r in first))
-    lp = _ColumnProgram(d, e)
-    lp.add(An[active] if An is not None else A.take(active) / norms[active][:, None])
-    for _ in range(max_rounds):
-        found = lp.solve()
-        if found is None:
-            return None
-        z, t, y = found
-        if t <= 1e-10:
-            top = float(y.max()) if y.size else 0.0
-            if top <= 0:
-                return None
-            return ("support", [active[r] for r in range(y.size) if y[r] > 1e-9 * top])
-        margins = unit_products(z)
-        if early is not None and margins.min() > early * t:
-            return ("point", z)
-        inside = set(active)
-        order = np.argsort(margins)
-        new = [int(r) for r in order[: 4 * d + 8]
-               if margins[r] < t * (1 - 1e-9) and int(r) not in inside][: max(d, 4)]
-        if not new:
-            return ("point", z)
-        active.extend(new)
-        lp.add(An[new] if An is not None else A.take(new) / norms[new][:, None])
-    return None
-
-
-_HIGHS_GREETED = False
-
-
-def _quiet_highs(highspy):
-    """A ``highspy.Highs`` with its log off. Its constructor writes a banner to file
-    descriptor 1, once per process and before any option can be set: that first
-    construction runs with descriptor 1 on ``/dev/null``, so that no output of ours
-    (a JSON report on stdout, say) ever carries it."""
-    global _HIGHS_GREETED
-    if _HIGHS_GREETED:
-        h = highspy.Highs()
-    else:
-        sys.stdout.flush()
-        saved = os.dup(1)
-        try:
-            with open(os.devnull, "wb") as null:
-                os.dup2(null.fileno(), 1)
-                h = highspy.Highs()
-        finally:
-            os.dup2(saved, 1)
-            os.close(saved)
-        _HIGHS_GREETED = True
-    h.setOptionValue("output_flag", False)
-    return h
-
-
-class _ColumnProgram:
-    """The dual program of :func:`propose_strict` in HiGHS (``highspy``), one column
-    ``y_k`` per active row, kept between rounds so that each solve starts from the
-    last basis."""
-
-    def __init__(self, d: int, e):
-        import highspy
-
-        self.highspy, self.d = highspy, d
-        h = self.h = _quiet_highs(highspy)
-        # New columns leave the last basis primal feasible, yet HiGHS's dual simplex
-        # re-solves about twice as fast as its primal one on trained heads (measured).
-        h.setOptionValue("simplex_strategy", 1)
-        inf = highspy.kHighsInf
-        rhs = np.zeros(d + 1)
-        rhs[d] = 1.0
-        h.addRows(d + 1, rhs, rhs, 0, np.zeros(d + 1, dtype=np.int32),
-                  np.zeros(0, dtype=np.int32), np.zeros(0))
-        # p_j (+1 in row j), q_j (-1 in row j), s (+1 in row d), and mu (e, free).
-        rows = np.r_[np.arange(d), np.arange(d), d].astype(np.int32)
-        vals = np.r_[np.ones(d), -np.ones(d), 1.0]
-        k = 2 * d + 1
-        h.addCols(k, np.ones(k), np.zeros(k), np.full(k, inf), k,
-                  np.arange(k, dtype=np.int32), rows, vals)
-        self.fixed = k
-        if e is not None:
-            nz = np.flatnonzero(e).astype(np.int32)
-            h.addCols(1, np.zeros(1), np.full(1, -inf), np.full(1, inf), nz.size,
-                      np.zeros(1, dtype=np.int32), nz, -e[nz])
-            self.fixed += 1
-
-    def add(self, rows: np.ndarray) -> None:
-        """Columns ``(-a_k, 1)`` for the unit rows ``a_k`` of ``rows``."""
-        k, d = rows.shape[0], self.d
-        M = np.hstack([-rows, np.ones((k, 1))])
-        self.h.addCols(k, np.zeros(k), np.zeros(k), np.full(k, self.highspy.kHighsInf),
-                       k * (d + 1), (np.arange(k) * (d + 1)).astype(np.int32),
-                       np.tile(np.arange(d + 1, dtype=np.int32), k), M.ravel())
-
-    def solve(self):
-        """``(z, t, y)`` at the optimum, or None if HiGHS did not reach one."""
-        h = self.h
-        h.run()
-        if h.getModelStatus() != self.highspy.HighsModelStatus.kOptimal:
-            return None
-        sol = h.getSolution()
-        z = np.array(sol.row_dual[: self.d])
-        y = np.array(sol.col_value[self.fixed:])
-        return z, float(h.getInfo().objective_function_value), y
-
-
-class _Dense:
-    """An explicit matrix with the interface of :class:`Differences`."""
-
-    def __init__(self, A: np.ndarray):
-        self.dense, self.shape = A, A.shape
-
-    def take(self, rows) -> np.ndarray:
-        return self.dense[np.asarray(rows, dtype=np.intp)]
-
-    def __matmul__(self, z) -> np.ndarray:
-        return self.dense @ z
-
-    def norms(self) -> np.ndarray:
-        return np.linalg.norm(self.dense, axis=1)
 
 
 # --- rows with square roots ------------------------------------------------------------

@@ -78,10 +78,9 @@ from typing import Sequence
 import numpy as np
 from flint import fmpq
 
-from verify.analyze.argmax import (
+from verify.analyze.argmax import ArgmaxAnalysis, ExactHead
+from verify.analyze.head import (
     INT64_BITS,
-    ArgmaxAnalysis,
-    ExactHead,
     _bit_length,
     _dot,
     _python_integers,

@@ -260,7 +260,8 @@ def _write_certificate(args, result, rows, bias) -> None:
 
 def run_analyze(args) -> int:
     """Run the analysis for the parsed options; return the exit code."""
-    from verify.analyze.report import analyze, format_text, magnitude, to_json
+    from verify.analyze.cells import magnitude
+    from verify.analyze.report import analyze, format_text, to_json
 
     if args.graph is not None:
         if Path(args.graph).suffix.lower() not in (".graphml", ".json"):

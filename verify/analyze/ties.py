@@ -87,15 +87,16 @@ from flint import fmpq, fmpz_mat
 from verify.analyze.argmax import (
     SCREEN_CHUNK,
     ArgmaxAnalysis,
-    Differences,
     ExactHead,
     FieldHead,
-    _dot,
-    _integral,
     _cluster_point,
-    _round_point,
-    _tick,
+    _integral,
     make_head,
+)
+from verify.analyze.head import _dot, _tick
+from verify.analyze.proposals import (
+    Differences,
+    _round_point,
     nnls_support,
     perceptron,
     propose_strict,
