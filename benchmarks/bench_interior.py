@@ -36,7 +36,8 @@ from bench_analyze_scale import synthetic_head_with_plan
 def main() -> None:
     from flint import fmpq_mat, fmpz_mat
 
-    from verify.analyze.argmax import ExactHead, is_argmax_certificate
+    from verify.analyze.argmax import is_argmax_certificate
+    from verify.analyze.head import ExactHead
     from verify.analyze.proposals import Differences, nnls_support
     from verify.analyze.interior import WALK_PIVOTS, _pool, caratheodory_supports, \
         clusters, exact_weights, simplex_walk, whitened

@@ -20,9 +20,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from verify.analyze import argmax as argmax_module
+from verify.analyze import head as head_module
 from verify.analyze import screen
-from verify.analyze.argmax import make_head
+from verify.analyze.head import make_head
 from verify.analyze.neighbours import cosine_neighbours, kth_largest
 
 
@@ -761,7 +761,7 @@ def _cosine_reference(Z, k):
 
 
 def _screened_head(monkeypatch, rows):
-    monkeypatch.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+    monkeypatch.setattr(head_module, "SCREEN_MIN_ENTRIES", 0)
     head = make_head(np.array(rows, dtype=np.int64))
     assert head.screened
     return head

@@ -31,7 +31,7 @@ _EXPORTS = {
     "argmaxable_labels": "argmax",
     "is_argmax_certificate": "argmax",
     "is_argmax_witness": "argmax",
-    "make_head": "argmax",
+    "make_head": "head",
     "HeadAnalysis": "report",
     "analyze": "report",
     "cell_counts": "cells",

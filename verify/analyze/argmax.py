@@ -86,18 +86,7 @@ from typing import Sequence
 import numpy as np
 from flint import fmpq
 
-from verify.analyze.head import (
-    INT64_BITS,
-    IntegerRows,
-    _bit_length,
-    _dot,
-    _float_points,
-    _python_integers,
-    _row_blocks,
-    _tick,
-    integer_matrix,
-    product_error_bounds,
-)
+from verify.analyze.head import ExactHead, FieldHead, _dot, _tick, make_head
 from verify.analyze.proposals import (
     EARLY_MARGIN,
     PERCEPTRON_ROUNDS,
@@ -107,33 +96,20 @@ from verify.analyze.proposals import (
     perceptron,
     propose_strict,
 )
-from verify.analyze.screen import (
-    MAX_DIMENSION,
-    Float32Rows,
-    mahalanobis,
-    screened_relaxation,
-    small_int_tuple,
-)
+from verify.analyze.screen import screened_relaxation, small_int_tuple
 from verify.lp.feasibility import GordanCertificate, Witness, strict_feasibility
 from verify.linalg.exact import integer_nullspace
 
 __all__ = [
     "ArgmaxAnalysis",
-    "ExactHead",
-    "FieldHead",
     "argmaxable_labels",
     "is_argmax_certificate",
     "is_argmax_witness",
-    "make_head",
+    "label_certificate",
 ]
 
 #: Bits of the integer points proposed from float witnesses (retried with more).
 POINT_BITS = (3, 8, 26, 52)
-#: Largest head with square-root entries (exact field simplex for every question).
-FIELD_MAX_LABELS = 40
-#: Heads with at least this many entries get their witnesses from the float32 screen
-#: of :mod:`verify.analyze.screen` (whitened proposals, about one product per label).
-SCREEN_MIN_ENTRIES = 1 << 20
 #: Bits of the argmax witnesses found by the screen (entries at most 2^16).
 SCREEN_POINT_BITS = 16
 #: Labels (or pairs) per task of the screen; fixed, so that the output does not
@@ -199,468 +175,221 @@ class ArgmaxAnalysis:
         return isinstance(self.evidence[i], Witness)
 
 
-# --- input -------------------------------------------------------------------------------
+# --- the argmax method ------------------------------------------------------------------
 
-def _is_field_entry(x) -> bool:
-    from verify.numbers.sqrt_sum import SqrtSum
+def _exact_argmax(head: ExactHead, progress=None, workers=None) -> ArgmaxAnalysis:
+    """Decide the labels ``0 .. labels - 1`` of an exact head (every row but the floor
+    rows)."""
+    n, d = head.labels, head.d
+    evidence: list = [None] * n
+    for members in head.equal_row_groups():
+        if len(members) > 1:
+            # Two rows that are equal always score alike: neither label is ever the
+            # strict argmax, and w_i = w_k is the one-term convex combination.
+            for i in members:
+                if i < n:
+                    other = next(k for k in members if k != i)
+                    evidence[i] = GordanCertificate(multipliers=((other, fmpq(1)),))
+    unique = [i for i in range(n) if evidence[i] is None]
+    if head.n == 1:
+        evidence[0] = Witness(point=tuple(0 for _ in range(d)))
+        unique = []
+    _tick(progress, n - len(unique))
+    if unique and head.screened:
+        _screened_argmax(head, unique, evidence, progress, workers)
+    elif unique:
+        F = head.F
+        won, X, rivals = perceptron(F, unique, (F[unique] - F.mean(axis=0)).T,
+                                    block=head.perceptron_block())
+        points = {i: X[:, c] for c, i in enumerate(unique) if won[c]}
+        remaining = _accept_points(head, points, evidence, progress)
+        column = {i: c for c, i in enumerate(unique)}
+        for i in remaining:
+            c = column[i]
+            evidence[i] = _decide_label(head, i, X[:, c], rivals[c])
+            _tick(progress, 1)
+    return ArgmaxAnalysis(n=n, d=d, evidence=tuple(evidence))
 
-    return isinstance(x, SqrtSum) and not x.is_rational()
+
+def _screened_argmax(head: ExactHead, unique: list[int], evidence: list, progress,
+                     workers=None) -> None:
+    """Large heads: whitened proposals screened in float32 (chunks of
+    ``SCREEN_CHUNK`` labels, on ``workers`` if given), then the rest one by one."""
+    from verify.analyze.parallel import Workers
+
+    workers = workers or Workers(head)
+    unique = _blob_labels(head, unique, evidence, progress, workers)
+    rows = np.asarray(unique, dtype=np.intp)
+    chunks = [rows[lo:lo + SCREEN_CHUNK] for lo in range(0, rows.size, SCREEN_CHUNK)]
+    results = workers.map(screen_labels, chunks,
+                          lambda r: _tick(progress, len(r[0])))
+    tasks = []
+    for chunk, (found, left, rivals) in zip(chunks, results):
+        for c, point in found.items():
+            evidence[int(chunk[c])] = Witness(point=small_int_tuple(point,
+                                                                    SCREEN_POINT_BITS))
+        tasks.extend((int(chunk[c]), x, rivals[c]) for c, x in left.items())
+    tasks = _near_duplicate_labels(head, tasks, evidence, progress, workers)
+    tasks = _interior_labels(head, tasks, evidence, progress, workers)
+    for (i, _, _), ev in zip(tasks, workers.map(decide_label, tasks,
+                                                lambda r: _tick(progress, 1))):
+        evidence[i] = ev
 
 
-def make_head(W, budget=None):
-    """An :class:`ExactHead` for rational rows, a :class:`FieldHead` if a square root occurs.
+def _blob_labels(head: ExactHead, unique: list[int], evidence: list, progress, workers) -> list:
+    """Blobs of near-identical rows inside the hull, one support for each blob
+    (:mod:`verify.analyze.blobs`), before the screen, which would spend all its
+    rounds on each member; returns the labels still undecided."""
+    from verify.analyze.blobs import BLOB_MIN_SIZE, certify_blobs, near_duplicate_groups
+    from verify.analyze.simplex import SimplexCertificate
 
-    ``W`` may already be a head (returned unchanged).
+    groups = near_duplicate_groups(head, unique, BLOB_MIN_SIZE)
+    if not groups:
+        return unique
+    found = certify_blobs(head, groups, workers, rest=unique)
+    for i, support in found.items():
+        evidence[i] = SimplexCertificate(support=support)
+    _tick(progress, len(found))
+    return [i for i in unique if evidence[i] is None]
+
+
+def _near_duplicate_labels(head: ExactHead, tasks: list, evidence: list, progress,
+                           workers) -> list:
+    """Witnesses for the labels left by the screen whose rows have near duplicates
+    (:mod:`verify.analyze.clusters`); returns the tasks still undecided.
+
+    This comes before the interior pass: a label with a near-duplicate row is
+    usually a hull vertex next to its twin, for which the simplex walk of
+    :mod:`verify.analyze.interior` can only fail, after ``4 (d + 1)`` exchanges
+    (about 16 CPU seconds per label at ``d = 768``), while the cluster witness
+    costs a few products. A label it decides is argmaxable, so no convex weights
+    exist for it: the verdicts are those of the other order.
     """
-    if isinstance(W, (ExactHead, FieldHead)):
-        return W
-    if isinstance(W, np.ndarray) and W.ndim == 2 and W.size and W.dtype.kind in "iuf" \
-            and W.dtype.itemsize <= 8:
-        return ExactHead.from_array(W, budget=budget)
-    rows = [list(row) for row in W]
-    if not rows or not rows[0]:
-        raise ValueError("the matrix needs at least one row and one column")
-    d = len(rows[0])
-    if any(len(row) != d for row in rows):
-        raise ValueError("ragged rows")
-    if any(_is_field_entry(x) for row in rows for x in row):
-        return FieldHead(rows)
-    return ExactHead(rows, budget=budget)
-
-
-def _to_fmpq(x) -> fmpq:
-    from verify.linalg.exact import to_fmpq
-    from verify.numbers.sqrt_sum import SqrtSum
-
-    if isinstance(x, SqrtSum):
-        return x.to_rational()
-    return to_fmpq(x)
-
-
-class ExactHead:
-    """The rows of ``W`` as integers under one positive scale, with a float copy.
-
-    Attributes
-    ----------
-    n, d : shape.
-    Z : the rows of ``Z = c W`` (one rational ``c > 0``, ``Z`` primitive) as tuples of
-        Python ints: an :class:`IntegerRows` view of ``Zarr`` when every entry fits in
-        ``INT64_BITS`` bits, else a list of tuples.
-    Zarr : the int64 matrix, or None.
-    F : float64 array close to ``Z / 2^s`` (entries below 1 in magnitude), for proposals.
-    rows : the original rows as ``fmpq`` (computed on first use).
-    budget : the :class:`~verify.analyze.memory.MemoryBudget` that sizes blocks.
-    """
-
-    def __init__(self, rows, *, budget=None, _integers=None):
-        from verify.analyze.memory import default_budget
-
-        budget = budget or default_budget()
-        if _integers is None:
-            self._rows = [[_to_fmpq(x) for x in row] for row in rows]
-            Z = _python_integers(self._rows)
-            bits = max(abs(v).bit_length() for row in Z for v in row) or 1
-            if bits <= INT64_BITS:
-                _integers = np.array(Z, dtype=np.int64)
-            else:
-                self.Z, self.Zarr = [tuple(row) for row in Z], None
+    found = workers.map(cluster_label, tasks)
+    left = []
+    for task, point in zip(tasks, found):
+        if point is None:
+            left.append(task)
         else:
-            self._rows = None
-        if _integers is not None:
-            self.Zarr = _integers
-            self.Z = IntegerRows(_integers)
-            bits = _bit_length(_integers) or 1
-        self.n, self.d = len(self.Z), len(self.Z[0])
-        self.bits = bits
-        self.budget = budget if budget.resident else budget.for_head(self.n, self.d)
-        if self.Zarr is not None:
-            self.F = np.empty(self.Zarr.shape, dtype=np.float64)
-            for lo, hi in _row_blocks(self.n):
-                self.F[lo:hi] = np.ldexp(self.Zarr[lo:hi].astype(np.float64), -bits)
-            #: Largest error of an entry of F beyond its relative rounding (none here).
-            self._absolute_error = 0.0
-        else:
-            shift = max(0, bits - 62)
-            approx = np.array([[v >> shift for v in row] for row in self.Z], dtype=np.int64)
-            self.F = np.ldexp(approx.astype(np.float64), shift - bits)
-            self._absolute_error = 2.0 ** -61  # the truncated low bits, in units of F
-        self._row_norms = None
-        self._float32 = None
-        self._mahalanobis = None
-        #: The rows ``0 .. labels - 1`` are the labels decided by :meth:`argmax`; the
-        #: rows after them only compete (the floor rows of a head with a bias,
-        #: :mod:`verify.analyze.bias`).
-        self.labels = self.n
-        #: Whether witnesses are searched by the float32 screen (large heads).
-        self.screened = (self.Zarr is not None and self.n * self.d >= SCREEN_MIN_ENTRIES
-                         and self.d <= MAX_DIMENSION)
+            evidence[task[0]] = Witness(point=point)
+    _tick(progress, len(tasks) - len(left))
+    return left
 
-    def float32_rows(self) -> Float32Rows:
-        """The float32 copy of ``F`` for :mod:`verify.analyze.screen` (cached)."""
-        if self._float32 is None:
-            self._float32 = Float32Rows(self.F, self._absolute_error)
-        return self._float32
 
-    def mahalanobis(self):
-        """Mean and inverse covariance of the rows of ``F`` (cached)."""
-        if self._mahalanobis is None:
-            self._mahalanobis = mahalanobis(self.F)
-        return self._mahalanobis
+def _interior_labels(head: ExactHead, tasks: list, evidence: list, progress, workers) -> list:
+    """Convex weights for the labels left by the screen that lie inside the hull
+    (:mod:`verify.analyze.interior`); returns the tasks still undecided."""
+    from verify.analyze.interior import interior_certificates
+    from verify.analyze.simplex import SimplexCertificate
 
-    @classmethod
-    def from_array(cls, array: np.ndarray, *, budget=None,
-                   source: str = "the head") -> "ExactHead":
-        """The head of a numpy matrix of binary floats or integers, taken exactly.
+    inside = interior_certificates(head, tasks, workers) if tasks else {}
+    for i, (support, weights, _) in inside.items():
+        evidence[i] = (SimplexCertificate(support=tuple(support)) if weights is None
+                       else _normalised(i, support, weights))
+    _tick(progress, len(inside))
+    return [task for task in tasks if task[0] not in inside]
 
-        Vectorised: no Python number per entry unless an entry needs more than
-        ``INT64_BITS`` bits after scaling. The budget is checked first (a head that
-        cannot fit is refused before anything is allocated).
-        """
-        from verify.analyze.memory import default_budget
 
-        n, d = array.shape
-        budget = (budget or default_budget()).for_head(n, d, source)
-        Z = integer_matrix(array)
-        if Z is None:
-            from verify.numbers.rational import exact_from_float
+def _accept_points(head: ExactHead, points: dict, evidence: list, progress) -> list[int]:
+    """Certify float candidates exactly; return the labels still undecided."""
+    pending = [i for i in points]
+    for bits in POINT_BITS:
+        if not pending:
+            break
+        ints = [_round_point(points[i], bits) for i in pending]
+        ok = [p is not None for p in ints]
+        labels = [i for i, good in zip(pending, ok) if good]
+        cands = [p for p in ints if p is not None]
+        passed = set()
+        for c, (i, won) in enumerate(zip(labels, head.wins(cands, labels))):
+            if won:
+                evidence[i] = Witness(point=tuple(cands[c]))
+                passed.add(i)
+        _tick(progress, len(passed))
+        pending = [i for i in pending if i not in passed]
+    return [i for i in range(head.labels) if evidence[i] is None]
 
-            a = np.asarray(array)
-            rows = ([[fmpq(int(v)) for v in row] for row in a.tolist()] if a.dtype.kind in "iu"
-                    else [[exact_from_float(v) for v in row] for row in a.astype(np.float64)])
-            return cls(rows, budget=budget)
-        return cls(None, budget=budget, _integers=Z)
 
-    @property
-    def rows(self):
-        if self._rows is None:
-            self._rows = [[fmpq(v) for v in row] for row in self.Z]
-        return self._rows
-
-    def row_norms(self) -> np.ndarray:
-        """Float norms of the rows of ``F`` (cached)."""
-        if self._row_norms is None:
-            self._row_norms = np.sqrt(np.einsum("ij,ij->i", self.F, self.F))
-        return self._row_norms
-
-    # -- exact products ------------------------------------------------------------------
-
-    def exact_scores(self, rows, point: Sequence[int]) -> list[int]:
-        """``z_k . x`` for the listed rows ``k``, in Python integers."""
-        return [_dot(self.Z[k], point) for k in rows]
-
-    def _sign_block(self, points, targets) -> np.ndarray:
-        """Exact ``sign((z_t - z_k) . x)`` for one block of columns: ``(n, m)`` int8.
-
-        The float product decides every entry whose computed margin exceeds the error
-        bound of :func:`product_error_bounds` for both scores; the others (ties, near
-        ties, rows lost to underflow) are computed in Python integers.
-        """
-        X, exact = _float_points(points, self.d)
-        S = self.F @ X
-        R, A = product_error_bounds(self.row_norms(), X, self.d, self._absolute_error,
-                                    exact)
-        m = len(points)
-        cols = np.arange(m)
-        t = np.asarray(targets, dtype=np.intp)
-        D = S[t, cols][None, :] - S
-        norms = self.row_norms()
-        # |error of D| <= R (N_t + N_k) + 2 A; the last factor covers rounding of B.
-        B = (np.outer(norms, R) + (norms[t] * R + 2 * A)[None, :]) * (1 + 2.0 ** -40)
-        sign = np.zeros(D.shape, dtype=np.int8)
-        sign[D > B] = 1
-        sign[D < -B] = -1
-        # Row t against itself: the margin is exactly 0, no need to compute it.
-        settled = sign != 0
-        settled[t, cols] = True
-        unsure = np.nonzero(~settled)
-        by_column: dict = {}
-        for k, c in zip(*unsure):
-            by_column.setdefault(int(c), []).append(int(k))
-        for c, ks in by_column.items():
-            top = _dot(self.Z[targets[c]], points[c])
-            for k, s in zip(ks, self.exact_scores(ks, points[c])):
-                sign[k, c] = (top > s) - (top < s)
-        return sign
-
-    def margin_signs(self, points: Sequence[Sequence[int]], targets: Sequence[int]) -> np.ndarray:
-        """``sign((z_t - z_k) . x)`` exactly, for every row ``k`` and every column.
-
-        ``points[c]`` is an integer point ``x_c`` and ``targets[c]`` a label ``t_c``;
-        the result is an ``int8`` array of shape ``(n, len(points))`` (meant for a few
-        columns; :meth:`wins` checks many without that array).
-        """
-        m = len(points)
-        out = np.empty((self.n, m), dtype=np.int8)
-        step = self.budget.columns(32 * self.n)
-        for start in range(0, m, step):
-            stop = min(m, start + step)
-            out[:, start:stop] = self._sign_block(points[start:stop], targets[start:stop])
-        return out
-
-    def wins(self, points: Sequence[Sequence[int]], targets: Sequence[int],
-             partners: Sequence[int] | None = None, progress=None) -> list[bool]:
-        """Exactly: does label ``t_c`` alone score highest at ``x_c`` (every column ``c``)?
-
-        With ``partners``, the question is whether ``t_c`` and ``p_c`` score equally and
-        strictly above every other label: a tie witness. Columns go in blocks sized by
-        the budget, so no ``n x len(points)`` array is formed.
-        """
-        m = len(points)
-        out = []
-        step = self.budget.columns(32 * self.n)
-        for start in range(0, m, step):
-            stop = min(m, start + step)
-            block = points[start:stop]
-            signs = self._sign_block(block, targets[start:stop])
-            for c in range(stop - start):
-                col = signs[:, c]
-                if partners is None:
-                    out.append(int(np.count_nonzero(col > 0)) == self.n - 1)
-                    continue
-                p = partners[start + c]
-                # Both signs are exact: sign 0 at p means z_t . x == z_p . x.
-                out.append(int(col[p]) == 0
-                           and int(np.count_nonzero(col > 0)) == self.n - 2)
-            _tick(progress, stop - start)
-        return out
-
-    # -- blocks and groups ----------------------------------------------------------------
-
-    def perceptron_block(self) -> int:
-        """Columns per block of :func:`perceptron` (about five ``n``-vectors each)."""
-        return self.budget.columns(48 * self.n)
-
-    def equal_row_groups(self) -> list[list[int]]:
-        """The labels grouped by equal rows (each group increasing, groups by first label)."""
-        if self.Zarr is None:
-            groups: dict[tuple, list[int]] = {}
-            for i, row in enumerate(self.Z):
-                groups.setdefault(row, []).append(i)
-            return list(groups.values())
-        _, first, inverse = np.unique(self.Zarr, axis=0, return_index=True,
-                                      return_inverse=True)
-        inverse = inverse.reshape(-1)
-        order = np.argsort(inverse, kind="stable")
-        bounds = np.flatnonzero(np.diff(inverse[order])) + 1
-        groups = [g.tolist() for g in np.split(order, bounds)]
-        return sorted(groups, key=lambda g: g[0])
-
-    # -- argmax -----------------------------------------------------------------------------
-
-    def argmax(self, progress=None, workers=None) -> ArgmaxAnalysis:
-        """Decide the labels ``0 .. labels - 1`` (every row but the floor rows)."""
-        n, d = self.labels, self.d
-        evidence: list = [None] * n
-        for members in self.equal_row_groups():
-            if len(members) > 1:
-                # Two rows that are equal always score alike: neither label is ever the
-                # strict argmax, and w_i = w_k is the one-term convex combination.
-                for i in members:
-                    if i < n:
-                        other = next(k for k in members if k != i)
-                        evidence[i] = GordanCertificate(multipliers=((other, fmpq(1)),))
-        unique = [i for i in range(n) if evidence[i] is None]
-        if self.n == 1:
-            evidence[0] = Witness(point=tuple(0 for _ in range(d)))
-            unique = []
-        _tick(progress, n - len(unique))
-        if unique and self.screened:
-            self._screened_argmax(unique, evidence, progress, workers)
-        elif unique:
-            F = self.F
-            won, X, rivals = perceptron(F, unique, (F[unique] - F.mean(axis=0)).T,
-                                        block=self.perceptron_block())
-            points = {i: X[:, c] for c, i in enumerate(unique) if won[c]}
-            remaining = self._accept_points(points, evidence, progress)
-            column = {i: c for c, i in enumerate(unique)}
-            for i in remaining:
-                c = column[i]
-                evidence[i] = self._decide_label(i, X[:, c], rivals[c])
-                _tick(progress, 1)
-        return ArgmaxAnalysis(n=n, d=d, evidence=tuple(evidence))
-
-    def _screened_argmax(self, unique: list[int], evidence: list, progress,
-                         workers=None) -> None:
-        """Large heads: whitened proposals screened in float32 (chunks of
-        ``SCREEN_CHUNK`` labels, on ``workers`` if given), then the rest one by one."""
-        from verify.analyze.parallel import Workers
-
-        workers = workers or Workers(self)
-        unique = self._blob_labels(unique, evidence, progress, workers)
-        rows = np.asarray(unique, dtype=np.intp)
-        chunks = [rows[lo:lo + SCREEN_CHUNK] for lo in range(0, rows.size, SCREEN_CHUNK)]
-        results = workers.map(screen_labels, chunks,
-                              lambda r: _tick(progress, len(r[0])))
-        tasks = []
-        for chunk, (found, left, rivals) in zip(chunks, results):
-            for c, point in found.items():
-                evidence[int(chunk[c])] = Witness(point=small_int_tuple(point,
-                                                                        SCREEN_POINT_BITS))
-            tasks.extend((int(chunk[c]), x, rivals[c]) for c, x in left.items())
-        tasks = self._near_duplicate_labels(tasks, evidence, progress, workers)
-        tasks = self._interior_labels(tasks, evidence, progress, workers)
-        for (i, _, _), ev in zip(tasks, workers.map(decide_label, tasks,
-                                                    lambda r: _tick(progress, 1))):
-            evidence[i] = ev
-
-    def _blob_labels(self, unique: list[int], evidence: list, progress, workers) -> list:
-        """Blobs of near-identical rows inside the hull, one support for each blob
-        (:mod:`verify.analyze.blobs`), before the screen, which would spend all its
-        rounds on each member; returns the labels still undecided."""
-        from verify.analyze.blobs import BLOB_MIN_SIZE, certify_blobs, near_duplicate_groups
-        from verify.analyze.simplex import SimplexCertificate
-
-        groups = near_duplicate_groups(self, unique, BLOB_MIN_SIZE)
-        if not groups:
-            return unique
-        found = certify_blobs(self, groups, workers, rest=unique)
-        for i, support in found.items():
-            evidence[i] = SimplexCertificate(support=support)
-        _tick(progress, len(found))
-        return [i for i in unique if evidence[i] is None]
-
-    def _near_duplicate_labels(self, tasks: list, evidence: list, progress,
-                               workers) -> list:
-        """Witnesses for the labels left by the screen whose rows have near duplicates
-        (:mod:`verify.analyze.clusters`); returns the tasks still undecided.
-
-        This comes before the interior pass: a label with a near-duplicate row is
-        usually a hull vertex next to its twin, for which the simplex walk of
-        :mod:`verify.analyze.interior` can only fail, after ``4 (d + 1)`` exchanges
-        (about 16 CPU seconds per label at ``d = 768``), while the cluster witness
-        costs a few products. A label it decides is argmaxable, so no convex weights
-        exist for it: the verdicts are those of the other order.
-        """
-        found = workers.map(cluster_label, tasks)
-        left = []
-        for task, point in zip(tasks, found):
-            if point is None:
-                left.append(task)
-            else:
-                evidence[task[0]] = Witness(point=point)
-        _tick(progress, len(tasks) - len(left))
-        return left
-
-    def _interior_labels(self, tasks: list, evidence: list, progress, workers) -> list:
-        """Convex weights for the labels left by the screen that lie inside the hull
-        (:mod:`verify.analyze.interior`); returns the tasks still undecided."""
-        from verify.analyze.interior import interior_certificates
-        from verify.analyze.simplex import SimplexCertificate
-
-        inside = interior_certificates(self, tasks, workers) if tasks else {}
-        for i, (support, weights, _) in inside.items():
-            evidence[i] = (SimplexCertificate(support=tuple(support)) if weights is None
-                           else _normalised(i, support, weights))
-        _tick(progress, len(inside))
-        return [task for task in tasks if task[0] not in inside]
-
-    def _accept_points(self, points: dict, evidence: list, progress) -> list[int]:
-        """Certify float candidates exactly; return the labels still undecided."""
-        pending = [i for i in points]
+def _decide_label(head: ExactHead, i: int, start, rivals=()) -> Witness | GordanCertificate:
+    # (Labels of screened heads with near-duplicate rows were tried by
+    # cluster_label before they got here.)
+    A = Differences(head, i)
+    others = A.labels
+    # A label that never won is probably inside the hull: look for the convex
+    # combination among the labels that beat it and its nearest rows first.
+    near = np.argsort(A.norms(), kind="stable")[: 2 * head.d + 2]
+    cand = list(dict.fromkeys([A.position(k) for k in rivals if k != i]
+                              + [int(r) for r in near]))
+    support = nnls_support(A.take(cand))
+    if support is not None:
+        cert = label_certificate(head, i, [others[cand[r]] for r in support])
+        if cert is not None:
+            return cert
+    proposal = propose_strict(A, start=start)
+    if proposal is None and start is not None:
+        # The rows that fail at the screen's point can lead the active set astray
+        # (measured on a trained head: the program then gave up where the plain
+        # start finds a witness in a few seconds), and the exact method costs far
+        # more than a second program.
+        proposal = propose_strict(A)
+    for early in (EARLY_MARGIN, None):
+        if proposal is None or proposal[0] != "point":
+            break
         for bits in POINT_BITS:
-            if not pending:
-                break
-            ints = [_round_point(points[i], bits) for i in pending]
-            ok = [p is not None for p in ints]
-            labels = [i for i, good in zip(pending, ok) if good]
-            cands = [p for p in ints if p is not None]
-            passed = set()
-            for c, (i, won) in enumerate(zip(labels, self.wins(cands, labels))):
-                if won:
-                    evidence[i] = Witness(point=tuple(cands[c]))
-                    passed.add(i)
-            _tick(progress, len(passed))
-            pending = [i for i in pending if i not in passed]
-        return [i for i in range(self.labels) if evidence[i] is None]
-
-    def _decide_label(self, i: int, start, rivals=()) -> Witness | GordanCertificate:
-        # (Labels of screened heads with near-duplicate rows were tried by
-        # cluster_label before they got here.)
-        A = Differences(self, i)
-        others = A.labels
-        # A label that never won is probably inside the hull: look for the convex
-        # combination among the labels that beat it and its nearest rows first.
-        near = np.argsort(A.norms(), kind="stable")[: 2 * self.d + 2]
-        cand = list(dict.fromkeys([A.position(k) for k in rivals if k != i]
-                                  + [int(r) for r in near]))
-        support = nnls_support(A.take(cand))
-        if support is not None:
-            cert = self.label_certificate(i, [others[cand[r]] for r in support])
+            p = _round_point(proposal[1], bits)
+            if p is not None and head.wins([p], [i])[0]:
+                return Witness(point=tuple(p))
+        if early is not None:
+            # A point short of the optimum did not survive rounding: the optimum.
+            proposal = propose_strict(A, start=start, early=None)
+    if proposal is not None:
+        kind, value = proposal
+        if kind == "support":
+            support = [others[r] for r in value]
+            cert = label_certificate(head, i, support)
             if cert is not None:
                 return cert
-        proposal = propose_strict(A, start=start)
-        if proposal is None and start is not None:
-            # The rows that fail at the screen's point can lead the active set astray
-            # (measured on a trained head: the program then gave up where the plain
-            # start finds a witness in a few seconds), and the exact method costs far
-            # more than a second program.
-            proposal = propose_strict(A)
-        for early in (EARLY_MARGIN, None):
-            if proposal is None or proposal[0] != "point":
-                break
-            for bits in POINT_BITS:
-                p = _round_point(proposal[1], bits)
-                if p is not None and self.wins([p], [i])[0]:
-                    return Witness(point=tuple(p))
-            if early is not None:
-                # A point short of the optimum did not survive rounding: the optimum.
-                proposal = propose_strict(A, start=start, early=None)
-        if proposal is not None:
-            kind, value = proposal
-            if kind == "support":
-                support = [others[r] for r in value]
-                cert = self.label_certificate(i, support)
-                if cert is not None:
-                    return cert
-        return self._exact_label(i)
+    return _exact_label(head, i)
 
-    def proposal(self, i: int, skip: Sequence[int] = (), start=None):
-        """The cutting-plane program of :func:`propose_strict` for label ``i`` against the
-        rows other than ``i`` and ``skip``: ``("point", x)``, ``("support", labels)`` or
-        None. A float proposal only."""
-        A = Differences(self, i, skip=skip)
-        found = propose_strict(A, start=start)
-        if found is not None and found[0] == "support":
-            return ("support", [A.labels[r] for r in found[1]])
-        return found
 
-    def label_certificate(self, i: int, support: Sequence[int]) -> GordanCertificate | None:
-        """Exact convex weights ``w_i = sum lambda_k w_k`` on ``support``, if they exist."""
-        if len(support) >= LIFTING_MIN_SUPPORT:
-            from verify.analyze.interior import exact_weights
+def label_certificate(head: ExactHead, i: int, support: Sequence[int]) -> GordanCertificate | None:
+    """Exact convex weights ``w_i = sum lambda_k w_k`` on ``support``, if they exist."""
+    if len(support) >= LIFTING_MIN_SUPPORT:
+        from verify.analyze.interior import exact_weights
 
-            # The same weights as the null space when the system has one solution.
-            found = exact_weights(self, [i], support)[0]
-            if found is not None:
-                return _normalised(i, support, found[0])
-        zi = self.Z[i]
-        diffs = [[a - b for a, b in zip(zi, self.Z[k])] for k in support]
-        cols = [list(col) for col in zip(*diffs)]
-        basis = integer_nullspace(cols) if support else []
-        y = None
-        if len(basis) == 1:
-            y = basis[0] if sum(basis[0]) > 0 else [-v for v in basis[0]]
-            if any(v < 0 for v in y) or not any(y):
-                y = None
-        if y is None and support:
-            # A degenerate support: the exact simplex on these few rows decides.
-            ev = strict_feasibility(diffs)
-            if not isinstance(ev, GordanCertificate):
-                return None
-            y = [fmpq(0)] * len(support)
-            for r, v in ev.multipliers:
-                y[r] = fmpq(v)
-        return _normalised(i, support, y)
+        # The same weights as the null space when the system has one solution.
+        found = exact_weights(head, [i], support)[0]
+        if found is not None:
+            return _normalised(i, support, found[0])
+    zi = head.Z[i]
+    diffs = [[a - b for a, b in zip(zi, head.Z[k])] for k in support]
+    cols = [list(col) for col in zip(*diffs)]
+    basis = integer_nullspace(cols) if support else []
+    y = None
+    if len(basis) == 1:
+        y = basis[0] if sum(basis[0]) > 0 else [-v for v in basis[0]]
+        if any(v < 0 for v in y) or not any(y):
+            y = None
+    if y is None and support:
+        # A degenerate support: the exact simplex on these few rows decides.
+        ev = strict_feasibility(diffs)
+        if not isinstance(ev, GordanCertificate):
+            return None
+        y = [fmpq(0)] * len(support)
+        for r, v in ev.multipliers:
+            y[r] = fmpq(v)
+    return _normalised(i, support, y)
 
-    def _exact_label(self, i: int) -> Witness | GordanCertificate:
-        others = [k for k in range(self.n) if k != i]
-        zi = self.Z[i]
-        rows = [[a - b for a, b in zip(zi, self.Z[k])] for k in others]
-        ev = strict_feasibility(rows)
-        if isinstance(ev, Witness):
-            return Witness(point=_integral(ev.point))
-        support = [others[r] for r, _ in ev.multipliers]
-        return _normalised(i, support, [y for _, y in ev.multipliers])
+
+def _exact_label(head: ExactHead, i: int) -> Witness | GordanCertificate:
+    others = [k for k in range(head.n) if k != i]
+    zi = head.Z[i]
+    rows = [[a - b for a, b in zip(zi, head.Z[k])] for k in others]
+    ev = strict_feasibility(rows)
+    if isinstance(ev, Witness):
+        return Witness(point=_integral(ev.point))
+    support = [others[r] for r, _ in ev.multipliers]
+    return _normalised(i, support, [y for _, y in ev.multipliers])
 
 
 def _cluster_point(head: ExactHead, i: int, start, partner: int | None = None):
@@ -684,7 +413,7 @@ def _cluster_point(head: ExactHead, i: int, start, partner: int | None = None):
 
 
 def screen_labels(head: ExactHead, labels: np.ndarray):
-    """One chunk of :meth:`ExactHead.argmax` for large heads (a task of
+    """One chunk of :func:`argmaxable_labels` for large heads (a task of
     :class:`verify.analyze.parallel.Workers`): ``(found, left, rivals)`` of
     :func:`verify.analyze.screen.screened_relaxation`, ``rivals`` only for ``left``."""
     directions = head.mahalanobis()
@@ -705,7 +434,7 @@ def cluster_label(head: ExactHead, task):
 def decide_label(head: ExactHead, task) -> Witness | GordanCertificate:
     """Label ``i`` of ``task = (i, start, rivals)`` by the per-label methods."""
     i, start, rivals = task
-    return head._decide_label(i, start, rivals)
+    return _decide_label(head, i, start, rivals)
 
 
 def _normalised(i, support, y) -> GordanCertificate:
@@ -725,58 +454,25 @@ def _integral(point) -> tuple:
 
 # --- rows with square roots ------------------------------------------------------------
 
-class FieldHead:
-    """Rows with entries in ``Q(sqrt r_1, sqrt r_2, ...)`` (:class:`SqrtSum`).
-
-    Every question is answered by the exact simplex method over that ordered field;
-    meant for the small matrices of the paper's examples.
-    """
-
-    def __init__(self, rows):
-        from verify.io.errors import TooLargeError
-        from verify.numbers.sqrt_sum import SqrtSum, as_sqrt_sum
-
-        if len(rows) > FIELD_MAX_LABELS:
-            raise TooLargeError(
-                f"entries with square roots are analysed for at most {FIELD_MAX_LABELS} "
-                f"labels (this matrix has {len(rows)}); every question is an exact "
-                "simplex run over Q(sqrt ...)")
-        self.one = SqrtSum(1)
-        self.rows = [[as_sqrt_sum(x) for x in row] for row in rows]
-        self.n, self.d = len(self.rows), len(self.rows[0])
-        self.labels = self.n
-        self.F = np.array([[float(x) for x in row] for row in self.rows], dtype=np.float64)
-
-    def strict(self, rows):
-        from verify.lp.field_simplex import strict_feasibility_over
-
-        if not rows:
-            return Witness(point=tuple(self.one - self.one for _ in range(self.d)))
-        if not rows[0]:
-            # Zero columns: only z = () exists and every row is 0 . z = 0.
-            return GordanCertificate(multipliers=((0, self.one),))
-        zero_rows = [r for r, row in enumerate(rows) if all(x == 0 for x in row)]
-        if zero_rows:
-            return GordanCertificate(multipliers=((zero_rows[0], self.one),))
-        return strict_feasibility_over(rows, self.one)
-
-    def argmax(self, progress=None, workers=None) -> ArgmaxAnalysis:
-        evidence = []
-        for i in range(self.n):
-            others = [k for k in range(self.n) if k != i]
-            rows = [[a - b for a, b in zip(self.rows[i], self.rows[k])] for k in others]
-            ev = self.strict(rows)
-            if isinstance(ev, GordanCertificate):
-                support = [others[r] for r, _ in ev.multipliers]
-                total = sum((y for _, y in ev.multipliers), self.one - self.one)
-                ev = GordanCertificate(multipliers=tuple(
-                    (k, y / total) for k, (_, y) in zip(support, ev.multipliers)))
-            evidence.append(ev)
-            _tick(progress, 1)
-        return ArgmaxAnalysis(n=self.n, d=self.d, evidence=tuple(evidence))
+def _field_argmax(head: FieldHead, progress=None) -> ArgmaxAnalysis:
+    """Every label of a head with square roots, by the exact simplex method over its
+    field (:meth:`verify.analyze.head.FieldHead.strict`)."""
+    evidence = []
+    for i in range(head.n):
+        others = [k for k in range(head.n) if k != i]
+        rows = [[a - b for a, b in zip(head.rows[i], head.rows[k])] for k in others]
+        ev = head.strict(rows)
+        if isinstance(ev, GordanCertificate):
+            support = [others[r] for r, _ in ev.multipliers]
+            total = sum((y for _, y in ev.multipliers), head.one - head.one)
+            ev = GordanCertificate(multipliers=tuple(
+                (k, y / total) for k, (_, y) in zip(support, ev.multipliers)))
+        evidence.append(ev)
+        _tick(progress, 1)
+    return ArgmaxAnalysis(n=head.n, d=head.d, evidence=tuple(evidence))
 
 
-def argmaxable_labels(W, *, progress=None) -> ArgmaxAnalysis:
+def argmaxable_labels(W, *, progress=None, workers=None) -> ArgmaxAnalysis:
     """Decide for every label whether it can be the strict argmax, with exact evidence.
 
     Parameters
@@ -784,11 +480,16 @@ def argmaxable_labels(W, *, progress=None) -> ArgmaxAnalysis:
     W : rows of exact numbers (int, Fraction, fmpq, or :class:`SqrtSum`), or a head
         from :func:`make_head`.
     progress : an object with ``update(k)`` (a tqdm bar), or None.
+    workers : the :class:`~verify.analyze.parallel.Workers` that share the chunks of a
+        large head, or None (made here when needed).
 
     Returns
     -------
     ArgmaxAnalysis
         Every witness and certificate has been checked exactly.
     """
-    return make_head(W).argmax(progress)
+    head = make_head(W)
+    if isinstance(head, FieldHead):
+        return _field_argmax(head, progress)
+    return _exact_argmax(head, progress, workers)
 

@@ -25,7 +25,7 @@ from typing import Sequence
 import numpy as np
 from flint import fmpz_mat
 
-from verify.analyze.argmax import ExactHead, FieldHead, make_head
+from verify.analyze.head import ExactHead, FieldHead, make_head
 from verify.analyze.neighbours import _nonzero_rows
 
 __all__ = [

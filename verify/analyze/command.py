@@ -130,7 +130,7 @@ class TensorRows:
     """A :class:`verify.io.checkpoint.LoadedTensor` seen as a row-sliceable matrix.
 
     ``rows[lo:hi]`` maps and widens only those rows (exactly), which is all that
-    :meth:`verify.analyze.argmax.ExactHead.from_array` needs.
+    :meth:`verify.analyze.head.ExactHead.from_array` needs.
     """
 
     def __init__(self, tensor):
@@ -284,7 +284,7 @@ def run_analyze(args) -> int:
         except ImportError:
             raise InputError("--plot needs matplotlib: python -m pip install -e "
                              "'.[plot]'") from None
-    from verify.analyze.argmax import ExactHead
+    from verify.analyze.head import ExactHead
     from verify.analyze.memory import MemoryBudget, default_budget
 
     budget = (MemoryBudget(int(args.memory * 1e9)) if args.memory is not None

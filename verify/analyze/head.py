@@ -27,8 +27,30 @@ from operator import rshift
 from typing import Sequence
 
 import numpy as np
+from flint import fmpq
 
-from verify.analyze.screen import rounding_error_bounds
+from verify.analyze.screen import (
+    MAX_DIMENSION,
+    Float32Rows,
+    mahalanobis,
+    rounding_error_bounds,
+)
+from verify.lp.feasibility import GordanCertificate, Witness
+
+__all__ = [
+    "ExactHead",
+    "FieldHead",
+    "IntegerRows",
+    "integer_matrix",
+    "make_head",
+    "product_error_bounds",
+]
+
+#: Largest head with square-root entries (exact field simplex for every question).
+FIELD_MAX_LABELS = 40
+#: Heads with at least this many entries get their witnesses from the float32 screen
+#: of :mod:`verify.analyze.screen` (whitened proposals, about one product per label).
+SCREEN_MIN_ENTRIES = 1 << 20
 
 
 def _dot(u, v):
@@ -208,3 +230,291 @@ def _bit_length(values: np.ndarray) -> int:
 def _tick(progress, k: int) -> None:
     if progress is not None and k:
         progress.update(k)
+
+
+# --- input -------------------------------------------------------------------------------
+
+def _is_field_entry(x) -> bool:
+    from verify.numbers.sqrt_sum import SqrtSum
+
+    return isinstance(x, SqrtSum) and not x.is_rational()
+
+
+def make_head(W, budget=None):
+    """An :class:`ExactHead` for rational rows, a :class:`FieldHead` if a square root occurs.
+
+    ``W`` may already be a head (returned unchanged).
+    """
+    if isinstance(W, (ExactHead, FieldHead)):
+        return W
+    if isinstance(W, np.ndarray) and W.ndim == 2 and W.size and W.dtype.kind in "iuf" \
+            and W.dtype.itemsize <= 8:
+        return ExactHead.from_array(W, budget=budget)
+    rows = [list(row) for row in W]
+    if not rows or not rows[0]:
+        raise ValueError("the matrix needs at least one row and one column")
+    d = len(rows[0])
+    if any(len(row) != d for row in rows):
+        raise ValueError("ragged rows")
+    if any(_is_field_entry(x) for row in rows for x in row):
+        return FieldHead(rows)
+    return ExactHead(rows, budget=budget)
+
+
+def _to_fmpq(x) -> fmpq:
+    from verify.linalg.exact import to_fmpq
+    from verify.numbers.sqrt_sum import SqrtSum
+
+    if isinstance(x, SqrtSum):
+        return x.to_rational()
+    return to_fmpq(x)
+
+
+# --- the head ---------------------------------------------------------------------------
+
+class ExactHead:
+    """The rows of ``W`` as integers under one positive scale, with a float copy.
+
+    Attributes
+    ----------
+    n, d : shape.
+    Z : the rows of ``Z = c W`` (one rational ``c > 0``, ``Z`` primitive) as tuples of
+        Python ints: an :class:`IntegerRows` view of ``Zarr`` when every entry fits in
+        ``INT64_BITS`` bits, else a list of tuples.
+    Zarr : the int64 matrix, or None.
+    F : float64 array close to ``Z / 2^s`` (entries below 1 in magnitude), for proposals.
+    rows : the original rows as ``fmpq`` (computed on first use).
+    budget : the :class:`~verify.analyze.memory.MemoryBudget` that sizes blocks.
+    """
+
+    def __init__(self, rows, *, budget=None, _integers=None):
+        from verify.analyze.memory import default_budget
+
+        budget = budget or default_budget()
+        if _integers is None:
+            self._rows = [[_to_fmpq(x) for x in row] for row in rows]
+            Z = _python_integers(self._rows)
+            bits = max(abs(v).bit_length() for row in Z for v in row) or 1
+            if bits <= INT64_BITS:
+                _integers = np.array(Z, dtype=np.int64)
+            else:
+                self.Z, self.Zarr = [tuple(row) for row in Z], None
+        else:
+            self._rows = None
+        if _integers is not None:
+            self.Zarr = _integers
+            self.Z = IntegerRows(_integers)
+            bits = _bit_length(_integers) or 1
+        self.n, self.d = len(self.Z), len(self.Z[0])
+        self.bits = bits
+        self.budget = budget if budget.resident else budget.for_head(self.n, self.d)
+        if self.Zarr is not None:
+            self.F = np.empty(self.Zarr.shape, dtype=np.float64)
+            for lo, hi in _row_blocks(self.n):
+                self.F[lo:hi] = np.ldexp(self.Zarr[lo:hi].astype(np.float64), -bits)
+            #: Largest error of an entry of F beyond its relative rounding (none here).
+            self._absolute_error = 0.0
+        else:
+            shift = max(0, bits - 62)
+            approx = np.array([[v >> shift for v in row] for row in self.Z], dtype=np.int64)
+            self.F = np.ldexp(approx.astype(np.float64), shift - bits)
+            self._absolute_error = 2.0 ** -61  # the truncated low bits, in units of F
+        self._row_norms = None
+        self._float32 = None
+        self._mahalanobis = None
+        #: The rows ``0 .. labels - 1`` are the labels decided by
+        #: :func:`verify.analyze.argmax.argmaxable_labels`; the
+        #: rows after them only compete (the floor rows of a head with a bias,
+        #: :mod:`verify.analyze.bias`).
+        self.labels = self.n
+        #: Whether witnesses are searched by the float32 screen (large heads).
+        self.screened = (self.Zarr is not None and self.n * self.d >= SCREEN_MIN_ENTRIES
+                         and self.d <= MAX_DIMENSION)
+
+    def float32_rows(self) -> Float32Rows:
+        """The float32 copy of ``F`` for :mod:`verify.analyze.screen` (cached)."""
+        if self._float32 is None:
+            self._float32 = Float32Rows(self.F, self._absolute_error)
+        return self._float32
+
+    def mahalanobis(self):
+        """Mean and inverse covariance of the rows of ``F`` (cached)."""
+        if self._mahalanobis is None:
+            self._mahalanobis = mahalanobis(self.F)
+        return self._mahalanobis
+
+    @classmethod
+    def from_array(cls, array: np.ndarray, *, budget=None,
+                   source: str = "the head") -> "ExactHead":
+        """The head of a numpy matrix of binary floats or integers, taken exactly.
+
+        Vectorised: no Python number per entry unless an entry needs more than
+        ``INT64_BITS`` bits after scaling. The budget is checked first (a head that
+        cannot fit is refused before anything is allocated).
+        """
+        from verify.analyze.memory import default_budget
+
+        n, d = array.shape
+        budget = (budget or default_budget()).for_head(n, d, source)
+        Z = integer_matrix(array)
+        if Z is None:
+            from verify.numbers.rational import exact_from_float
+
+            a = np.asarray(array)
+            rows = ([[fmpq(int(v)) for v in row] for row in a.tolist()] if a.dtype.kind in "iu"
+                    else [[exact_from_float(v) for v in row] for row in a.astype(np.float64)])
+            return cls(rows, budget=budget)
+        return cls(None, budget=budget, _integers=Z)
+
+    @property
+    def rows(self):
+        if self._rows is None:
+            self._rows = [[fmpq(v) for v in row] for row in self.Z]
+        return self._rows
+
+    def row_norms(self) -> np.ndarray:
+        """Float norms of the rows of ``F`` (cached)."""
+        if self._row_norms is None:
+            self._row_norms = np.sqrt(np.einsum("ij,ij->i", self.F, self.F))
+        return self._row_norms
+
+    # -- exact products ------------------------------------------------------------------
+
+    def exact_scores(self, rows, point: Sequence[int]) -> list[int]:
+        """``z_k . x`` for the listed rows ``k``, in Python integers."""
+        return [_dot(self.Z[k], point) for k in rows]
+
+    def _sign_block(self, points, targets) -> np.ndarray:
+        """Exact ``sign((z_t - z_k) . x)`` for one block of columns: ``(n, m)`` int8.
+
+        The float product decides every entry whose computed margin exceeds the error
+        bound of :func:`product_error_bounds` for both scores; the others (ties, near
+        ties, rows lost to underflow) are computed in Python integers.
+        """
+        X, exact = _float_points(points, self.d)
+        S = self.F @ X
+        R, A = product_error_bounds(self.row_norms(), X, self.d, self._absolute_error,
+                                    exact)
+        m = len(points)
+        cols = np.arange(m)
+        t = np.asarray(targets, dtype=np.intp)
+        D = S[t, cols][None, :] - S
+        norms = self.row_norms()
+        # |error of D| <= R (N_t + N_k) + 2 A; the last factor covers rounding of B.
+        B = (np.outer(norms, R) + (norms[t] * R + 2 * A)[None, :]) * (1 + 2.0 ** -40)
+        sign = np.zeros(D.shape, dtype=np.int8)
+        sign[D > B] = 1
+        sign[D < -B] = -1
+        # Row t against itself: the margin is exactly 0, no need to compute it.
+        settled = sign != 0
+        settled[t, cols] = True
+        unsure = np.nonzero(~settled)
+        by_column: dict = {}
+        for k, c in zip(*unsure):
+            by_column.setdefault(int(c), []).append(int(k))
+        for c, ks in by_column.items():
+            top = _dot(self.Z[targets[c]], points[c])
+            for k, s in zip(ks, self.exact_scores(ks, points[c])):
+                sign[k, c] = (top > s) - (top < s)
+        return sign
+
+    def margin_signs(self, points: Sequence[Sequence[int]], targets: Sequence[int]) -> np.ndarray:
+        """``sign((z_t - z_k) . x)`` exactly, for every row ``k`` and every column.
+
+        ``points[c]`` is an integer point ``x_c`` and ``targets[c]`` a label ``t_c``;
+        the result is an ``int8`` array of shape ``(n, len(points))`` (meant for a few
+        columns; :meth:`wins` checks many without that array).
+        """
+        m = len(points)
+        out = np.empty((self.n, m), dtype=np.int8)
+        step = self.budget.columns(32 * self.n)
+        for start in range(0, m, step):
+            stop = min(m, start + step)
+            out[:, start:stop] = self._sign_block(points[start:stop], targets[start:stop])
+        return out
+
+    def wins(self, points: Sequence[Sequence[int]], targets: Sequence[int],
+             partners: Sequence[int] | None = None, progress=None) -> list[bool]:
+        """Exactly: does label ``t_c`` alone score highest at ``x_c`` (every column ``c``)?
+
+        With ``partners``, the question is whether ``t_c`` and ``p_c`` score equally and
+        strictly above every other label: a tie witness. Columns go in blocks sized by
+        the budget, so no ``n x len(points)`` array is formed.
+        """
+        m = len(points)
+        out = []
+        step = self.budget.columns(32 * self.n)
+        for start in range(0, m, step):
+            stop = min(m, start + step)
+            block = points[start:stop]
+            signs = self._sign_block(block, targets[start:stop])
+            for c in range(stop - start):
+                col = signs[:, c]
+                if partners is None:
+                    out.append(int(np.count_nonzero(col > 0)) == self.n - 1)
+                    continue
+                p = partners[start + c]
+                # Both signs are exact: sign 0 at p means z_t . x == z_p . x.
+                out.append(int(col[p]) == 0
+                           and int(np.count_nonzero(col > 0)) == self.n - 2)
+            _tick(progress, stop - start)
+        return out
+
+    # -- blocks and groups ----------------------------------------------------------------
+
+    def perceptron_block(self) -> int:
+        """Columns per block of :func:`perceptron` (about five ``n``-vectors each)."""
+        return self.budget.columns(48 * self.n)
+
+    def equal_row_groups(self) -> list[list[int]]:
+        """The labels grouped by equal rows (each group increasing, groups by first label)."""
+        if self.Zarr is None:
+            groups: dict[tuple, list[int]] = {}
+            for i, row in enumerate(self.Z):
+                groups.setdefault(row, []).append(i)
+            return list(groups.values())
+        _, first, inverse = np.unique(self.Zarr, axis=0, return_index=True,
+                                      return_inverse=True)
+        inverse = inverse.reshape(-1)
+        order = np.argsort(inverse, kind="stable")
+        bounds = np.flatnonzero(np.diff(inverse[order])) + 1
+        groups = [g.tolist() for g in np.split(order, bounds)]
+        return sorted(groups, key=lambda g: g[0])
+
+
+# --- rows with square roots ------------------------------------------------------------
+
+class FieldHead:
+    """Rows with entries in ``Q(sqrt r_1, sqrt r_2, ...)`` (:class:`SqrtSum`).
+
+    Every question is answered by the exact simplex method over that ordered field;
+    meant for the small matrices of the paper's examples.
+    """
+
+    def __init__(self, rows):
+        from verify.io.errors import TooLargeError
+        from verify.numbers.sqrt_sum import SqrtSum, as_sqrt_sum
+
+        if len(rows) > FIELD_MAX_LABELS:
+            raise TooLargeError(
+                f"entries with square roots are analysed for at most {FIELD_MAX_LABELS} "
+                f"labels (this matrix has {len(rows)}); every question is an exact "
+                "simplex run over Q(sqrt ...)")
+        self.one = SqrtSum(1)
+        self.rows = [[as_sqrt_sum(x) for x in row] for row in rows]
+        self.n, self.d = len(self.rows), len(self.rows[0])
+        self.labels = self.n
+        self.F = np.array([[float(x) for x in row] for row in self.rows], dtype=np.float64)
+
+    def strict(self, rows):
+        from verify.lp.field_simplex import strict_feasibility_over
+
+        if not rows:
+            return Witness(point=tuple(self.one - self.one for _ in range(self.d)))
+        if not rows[0]:
+            # Zero columns: only z = () exists and every row is 0 . z = 0.
+            return GordanCertificate(multipliers=((0, self.one),))
+        zero_rows = [r for r, row in enumerate(rows) if all(x == 0 for x in row)]
+        if zero_rows:
+            return GordanCertificate(multipliers=((zero_rows[0], self.one),))
+        return strict_feasibility_over(rows, self.one)

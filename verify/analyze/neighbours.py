@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 from flint import fmpq
 
-from verify.analyze.argmax import ExactHead, FieldHead, make_head
+from verify.analyze.head import ExactHead, FieldHead, make_head
 from verify.analyze.ties import TieAnalysis
 
 __all__ = [

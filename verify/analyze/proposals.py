@@ -31,8 +31,17 @@ from __future__ import annotations
 import os
 import sys
 from math import gcd
+from typing import Sequence
 
 import numpy as np
+
+__all__ = [
+    "Differences",
+    "label_proposal",
+    "nnls_support",
+    "perceptron",
+    "propose_strict",
+]
 
 
 #: Relaxation rounds before the remaining labels go to the linear program.
@@ -114,6 +123,17 @@ def _round_point(x, bits: int):
         return None
     g = gcd(*ints)
     return [v // g for v in ints] if g > 1 else ints
+
+
+def label_proposal(head, i: int, skip: Sequence[int] = (), start=None):
+    """The cutting-plane program of :func:`propose_strict` for label ``i`` against the
+    rows other than ``i`` and ``skip``: ``("point", x)``, ``("support", labels)`` or
+    None. A float proposal only."""
+    A = Differences(head, i, skip=skip)
+    found = propose_strict(A, start=start)
+    if found is not None and found[0] == "support":
+        return ("support", [A.labels[r] for r in found[1]])
+    return found
 
 
 # --- float proposals ---------------------------------------------------------------------

@@ -53,8 +53,9 @@ from typing import Sequence
 
 from flint import fmpq, fmpz
 
-from verify.analyze.argmax import ArgmaxAnalysis, make_head
+from verify.analyze.argmax import ArgmaxAnalysis, argmaxable_labels
 from verify.analyze.cells import DEFAULT_MAX_CELLS, cell_counts, json_cells, magnitude
+from verify.analyze.head import make_head
 from verify.analyze.neighbours import (
     DEFAULT_NEIGHBOURS,
     CosineSummary,
@@ -158,7 +159,7 @@ def analyze(W, *, neighbours: int = DEFAULT_NEIGHBOURS, max_cells: int = DEFAULT
 def _analyze(head, workers, neighbours, max_cells, force, cells, names, rays, progress,
              seconds, t0) -> HeadAnalysis:
     bar = progress("labels", head.n) if progress else None
-    argmax = head.argmax(bar, workers) if workers is not None else head.argmax(bar)
+    argmax = argmaxable_labels(head, progress=bar, workers=workers)
     if bar is not None:
         bar.close()
     seconds["argmax"] = time.perf_counter() - t0
@@ -224,7 +225,7 @@ def analyze_with_bias(W, b, *, neighbours: int = 2, names=None, source: str = "t
         head.mahalanobis()
     with (Workers(head, jobs, scheduler) if parallel else nullcontext()) as workers:
         bar = progress("labels", n) if progress else None
-        lifted = head.argmax(bar, workers) if workers is not None else head.argmax(bar)
+        lifted = argmaxable_labels(head, progress=bar, workers=workers)
         if bar is not None:
             bar.close()
         seconds["argmax"] = time.perf_counter() - t0
