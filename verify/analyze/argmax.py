@@ -1,4 +1,4 @@
-r"""Argmaxable labels of a softmax head, decided exactly with evidence for every label.
+r"""The argmax method: every label of a head decided exactly, with evidence for each.
 
 Mathematics
 -----------
@@ -36,17 +36,20 @@ Floating point proposes, exact arithmetic disposes:
 
 1. The rows are scaled by one positive integer to a matrix ``Z`` of integers (binary
    floats from ``.npy`` or ``.safetensors`` files become integers after scaling by a
-   power of two). A positive common scale changes no answer.
+   power of two). A positive common scale changes no answer
+   (:mod:`verify.analyze.head`).
 2. Candidate witnesses come from the relaxation method (Agmon; Motzkin & Schoenberg
    1954), run on a float copy for all labels at once as a few matrix products. For a
    label that never wins there, non-negative least squares (Lawson & Hanson) looks for
    the convex combination among the rows that beat it and its nearest rows; what is
-   still open goes to a cutting-plane linear program (scipy's HiGHS, in-process) that
-   keeps only a few dozen of the ``n - 1`` rows active at a time.
+   still open goes to a cutting-plane linear program (HiGHS, in-process) that
+   keeps only a few dozen of the ``n - 1`` rows active at a time
+   (:mod:`verify.analyze.proposals`).
 3. Every proposed witness is checked **exactly**: ``Z x`` is computed in integer
    arithmetic (limbs of at most 23 bits, multiplied with float64 matrix products whose
-   every partial sum is an integer below ``2^53``, hence exact; then carried in int64),
-   and its largest entry must be entry ``i`` and only entry ``i``.
+   every partial sum is an integer below ``2^53``, hence exact; then carried in int64;
+   :meth:`verify.analyze.head.ExactHead.wins`), and its largest entry must be entry
+   ``i`` and only entry ``i``.
 4. A proposed dependency (the support of a basic solution, at most ``d + 1`` rows) is
    made exact by an integer null-space computation; the multipliers are checked to be
    non-negative and to combine the rows to zero exactly.

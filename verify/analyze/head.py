@@ -17,6 +17,18 @@ integer point ``x`` is read from the float product ``F X`` wherever the computed
 exceeds the rigorous bound of :func:`product_error_bounds` (Higham, *Accuracy and
 Stability of Numerical Algorithms*, 2002, §3.1), and computed in Python integers
 otherwise (ties, near ties, underflow).
+
+Rows with square roots (:class:`verify.numbers.sqrt_sum.SqrtSum` entries) are kept as
+they are in a :class:`FieldHead`; :func:`make_head` chooses.
+
+Example
+-------
+>>> import numpy as np
+>>> head = make_head(np.array([[0.5, 1.0], [1.5, -2.0]]))  # binary floats, exactly
+>>> [list(row) for row in head.Z]
+[[1, 2], [3, -4]]
+>>> head.wins([[1, 0], [0, 1]], [1, 1])
+[True, False]
 """
 
 from __future__ import annotations

@@ -1,48 +1,29 @@
-r"""What cosine similarity says about a softmax head next to what the head can do.
+r"""The whole analysis of a head, and its text and JSON reports.
 
-Mathematics
------------
-For each label ``i`` with a non-zero row, its *nearest neighbours by cosine* are the
-labels ``k`` with the largest ``cos(w_i, w_k) = w_i . w_k / (|w_i| |w_k|)``. Nielsen &
-Grivas (App. C.2) observe that these are in general not the labels that ``i`` *competes
-with*: the labels it can be tied with for the highest probability (its neighbours in
-the tie graph, :mod:`verify.analyze.ties`). Cosine similarity is not invariant under
-translating every row by the same vector, which leaves every probability unchanged
-(their Lemma 3.1 and Theorem 3.4), while the tie graph depends only on the
-probabilities. The summary counts
+:func:`analyze` runs the phases of :mod:`verify.analyze` in order and times each:
 
-* the labels whose nearest cosine neighbour cannot tie with them, and
-* among the ``n k`` (label, one of its ``k`` nearest cosine neighbours) pairs, those
-  that cannot tie,
+1. :mod:`verify.analyze.head`: the rows as one primitive integer matrix (``W`` scaled by
+   one positive number, which changes no answer);
+2. :mod:`verify.analyze.argmax`: which labels can be the strict argmax (Grivas et al.
+   2022), each with an exact witness input or exact convex weights;
+3. :mod:`verify.analyze.neighbours`: each label's nearest neighbours by cosine, ordered
+   exactly;
+4. :mod:`verify.analyze.ties`: which pairs can tie for the highest probability; every
+   pair for small heads, else the cosine neighbours' pairs and those found by rays;
+5. :mod:`verify.analyze.cells`: the cell counts of the sign and ranking patterns, when
+   affordable.
 
-each "cannot tie" backed by a Motzkin certificate.
-
-**Exact ordering.** For a fixed ``i`` the map ``k -> cos(w_i, w_k)`` is ordered like
-``k -> sign(g_k) g_k^2 / |w_k|^2`` with ``g_k = w_i . w_k`` (``t -> sign(t) t^2`` is
-increasing and ``|w_i|`` is common), a rational number: cosines are compared without
-square roots. For large heads a float evaluation selects the candidates first: the
-float cosine of rows rounded to double precision is within ``(2 d + 10) 2^-53`` of
-the true value (standard dot-product error analysis, Higham, *Accuracy and Stability of
-Numerical Algorithms*, 2002, §3.1), so every label whose float cosine is more than
-``10^-6`` below the ``k``-th largest float cosine is certainly not among the ``k``
-nearest; all others are ordered exactly. Equal cosines are ordered by label.
-
-**Cell counts.** The sign pattern ``S(W)`` and the ranking pattern ``R(W) = S(B_n W)``
-(:mod:`verify.arrangement`) are enumerated only when affordable. Before enumerating, an
-upper bound is computed: ``K`` distinct hyperplanes in rank ``r`` have at most
-``2 sum_{k < r} C(K - 1, k)`` cells, with equality in general position (Zaslavsky,
-1975; :func:`verify.arrangement.cocircuits.generic_tope_count`). For ``S(W)``, ``K`` is
-the number of rows up to positive and negative scaling and ``r = rank W``; for
-``R(W)``, ``K`` is the number of distinct directions among the differences
-``w_i - w_j`` (at most ``C(n, 2)``, the value used above 300 labels) and ``r`` is
-their rank. A zero row empties ``S(W)``; two equal rows empty ``R(W)``.
+The cosine summary sets the two side by side (Nielsen & Grivas, App. C.2: cosine
+neighbours are in general not the labels a label competes with).
+:func:`analyze_with_bias` is the same analysis of ``W x + b``
+(:mod:`verify.analyze.bias`). :func:`to_json` and :func:`format_text` write the report
+(``docs/analyze.md``).
 
 References
 ----------
 Nielsen & Grivas, *What Cosine Similarity of Label Representations Can and Cannot Tell
 us*, App. C.2-C.3. D. Grivas, N. Bogoychev, A. Lopez, "Low-Rank Softmax Can Have
-Unargmaxable Classes in Theory but Rarely in Practice", ACL 2022. T. Zaslavsky,
-*Facing up to arrangements*, Mem. AMS 154 (1975).
+Unargmaxable Classes in Theory but Rarely in Practice", ACL 2022.
 """
 
 from __future__ import annotations
