@@ -222,14 +222,15 @@ def run(path: str, extra: list[str], phases: bool = False
 def decide_labels(path: str, jobs: int) -> None:
     """The argmax phase alone on the head in ``path`` (run under ``/usr/bin/time``):
     prints a JSON line with the unargmaxable labels and the phase's wall clock."""
-    from verify.analyze.argmax import ExactHead
+    from verify.analyze.argmax import argmaxable_labels
+    from verify.analyze.head import ExactHead
     from verify.analyze.parallel import Workers
 
     W = np.load(path, mmap_mode="r")
     t0 = time.perf_counter()
     head = ExactHead.from_array(W)
     with Workers(head, jobs) as workers:
-        result = head.argmax(workers=workers)
+        result = argmaxable_labels(head, workers=workers)
     print(json.dumps({"n": head.n, "unargmaxable": result.unargmaxable,
                       "seconds": time.perf_counter() - t0}))
 

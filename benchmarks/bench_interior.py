@@ -10,7 +10,7 @@ weights and Carathéodory's reduction
 per support with all the cluster's labels on it as right-hand sides) and, with ``--flint``, python-flint's exact
 solve of the first label's system (``fmpq_mat.solve``, Dixon's algorithm) for
 comparison; with ``--nnls`` also the non-negative least squares proposal of the
-per-label methods (:func:`verify.analyze.argmax.nnls_support` on a sample of ``3 (d +
+per-label methods (:func:`verify.analyze.proposals.nnls_support` on a sample of ``3 (d +
 1)`` rows and the ``2d + 2`` nearest), which both replace.
 
     python benchmarks/bench_interior.py --d 256 512 768 --clusters 3 --flint
@@ -36,8 +36,9 @@ from bench_analyze_scale import synthetic_head_with_plan
 def main() -> None:
     from flint import fmpq_mat, fmpz_mat
 
-    from verify.analyze.argmax import ExactHead, is_argmax_certificate
-    from verify.analyze.argmax import Differences, nnls_support
+    from verify.analyze.argmax import is_argmax_certificate
+    from verify.analyze.head import ExactHead
+    from verify.analyze.proposals import Differences, nnls_support
     from verify.analyze.interior import WALK_PIVOTS, _pool, caratheodory_supports, \
         clusters, exact_weights, simplex_walk, whitened
 

@@ -37,6 +37,7 @@ from verify.analyze import (
     write_graph,
 )
 from verify.analyze import argmax as argmax_module
+from verify.analyze import proposals as proposals_module
 from verify.analyze import ties as ties_module
 from verify.analyze.command import add_parser
 from verify.io.errors import InputError, VerifyError
@@ -504,7 +505,7 @@ def test_bounds_of_language_model_size_are_given_by_their_magnitude():
     import json
     from math import comb, lgamma, log
 
-    from verify.analyze.report import _maybe_count, json_cells
+    from verify.analyze.cells import _maybe_count, json_cells
 
     def log10_binomial(a, b):
         return (lgamma(a + 1) - lgamma(b + 1) - lgamma(a - b + 1)) / log(10)
@@ -848,7 +849,7 @@ def test_float_proposal_is_a_point_or_a_dependency():
         if trial % 2:
             A += rng.normal(size=d)  # a common direction: usually a point
         eq = rng.normal(size=d) if trial % 3 == 0 else None
-        found = argmax_module.propose_strict(A, eq)
+        found = proposals_module.propose_strict(A, eq)
         assert found is not None
         kind, value = found
         kinds.add(kind)
@@ -869,7 +870,7 @@ def test_the_lp_solver_writes_nothing_to_stdout():
     """HiGHS greets on file descriptor 1 when its first model is made; a JSON report on
     stdout must not carry that line."""
     code = ("import numpy as np\n"
-            "from verify.analyze.argmax import propose_strict\n"
+            "from verify.analyze.proposals import propose_strict\n"
             "propose_strict(np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]]))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)

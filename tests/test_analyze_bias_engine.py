@@ -23,6 +23,7 @@ import pytest
 from flint import fmpq
 
 import verify.analyze.argmax as argmax_module
+from verify.analyze import head as head_module
 import verify.analyze.interior as interior_module
 from verify.analyze.bias import (
     LiftedTieWitness,
@@ -190,7 +191,7 @@ def planted_head(seed: int, n: int, d: int, inside: int):
 
 def screened(mp, chunk: int = 16) -> None:
     """Send every head, however small, down the path of large heads."""
-    mp.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+    mp.setattr(head_module, "SCREEN_MIN_ENTRIES", 0)
     mp.setattr(argmax_module, "SCREEN_CHUNK", chunk)
     mp.setattr(interior_module, "SIMPLEX_MIN_DIMENSION", 0)
 
@@ -430,14 +431,15 @@ def test_the_command_line_with_float32_npy_files(tmp_path):
 
 
 def test_the_exact_method_grows_its_rows_until_the_witness_beats_every_row():
-    from verify.analyze.argmax import is_argmax_certificate, is_argmax_witness, make_head
+    from verify.analyze.argmax import _exact_label, is_argmax_certificate, is_argmax_witness
+    from verify.analyze.head import make_head
 
     # d = 1: label 11 is beaten only by the far row 100, which is not among the rows
     # nearest to it (the first rows the exact method takes).
     W = [[k] for k in range(12)] + [[100], [-50]]
     head = make_head(W)
     for i, winner in ((11, False), (12, True), (13, True), (5, False)):
-        ev = head._exact_label(i)
+        ev = _exact_label(head, i)
         if winner:
             assert isinstance(ev, Witness) and is_argmax_witness(W, i, ev.point)
         else:
@@ -446,5 +448,5 @@ def test_the_exact_method_grows_its_rows_until_the_witness_beats_every_row():
     # With a bias, through the floor rows: the same criterion as the simplex reference.
     b = [0] * 12 + [-1000, 0]
     head = bias_head(W, b)
-    got = [i for i in range(len(W)) if isinstance(head._exact_label(i), Witness)]
+    got = [i for i in range(len(W)) if isinstance(_exact_label(head, i), Witness)]
     assert got == simplex_argmaxable(W, b)

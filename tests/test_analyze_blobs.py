@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import verify.analyze.argmax as argmax_module
+from verify.analyze import head as head_module
 import verify.analyze.blobs as blobs_module
 from verify.analyze.report import analyze_with_bias
 from verify.analyze.blobs import BLOB_MIN_SIZE, near_duplicate_groups
@@ -50,7 +50,7 @@ class Spy:
 
 def test_groups_are_the_blobs():
     W = head_with_blobs(0)
-    head = argmax_module.make_head(W)
+    head = head_module.make_head(W)
     groups = near_duplicate_groups(head, list(range(len(W))), BLOB_MIN_SIZE)
     # Only rows of the blobs are grouped (the one at the centroid here in one cell; a
     # blob can also be cut by a cell boundary, or spread over several cells where its
@@ -66,11 +66,11 @@ def test_blobs_inside_are_proven_with_one_support_and_agree_with_the_small_path(
     W = head_with_blobs(seed)
     spy = Spy(blobs_module.prove_members)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+        mp.setattr(head_module, "SCREEN_MIN_ENTRIES", 0)
         mp.setattr(blobs_module, "prove_members", spy)
         fast = analyze(W, cells=False, rays=0)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 1 << 60)
+        mp.setattr(head_module, "SCREEN_MIN_ENTRIES", 1 << 60)
         slow = analyze(W, cells=False, rays=0)
     assert fast.argmax.argmaxable == slow.argmax.argmaxable
     inside = [i for i in range(12) if isinstance(fast.argmax.evidence[i], SimplexCertificate)]
@@ -88,7 +88,7 @@ def test_a_blob_with_a_bias_is_proven_with_floor_rows(tmp_path):
     b = np.zeros(len(W), dtype=np.float32)
     b[:12] = -1.0  # the inside blob lowered: still unargmaxable, now below floor level
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+        mp.setattr(head_module, "SCREEN_MIN_ENTRIES", 0)
         result = analyze_with_bias(W, b, neighbours=2)
     assert set(range(12)) <= set(result.argmax.unargmaxable)
     path = tmp_path / "c.zip"
@@ -99,7 +99,7 @@ def test_a_blob_with_a_bias_is_proven_with_floor_rows(tmp_path):
 
 def test_a_support_that_is_not_a_simplex_proves_nothing():
     W = head_with_blobs(0)
-    head = argmax_module.make_head(W)
+    head = head_module.make_head(W)
     group = near_duplicate_groups(head, list(range(len(W))), BLOB_MIN_SIZE)[0]
     support = blobs_module.blob_support(head, group)
     assert support is not None and len(support) == head.d + 1
@@ -111,7 +111,7 @@ def test_a_support_that_is_not_a_simplex_proves_nothing():
 
 def test_a_blob_that_reaches_the_hull_gets_no_support():
     W = head_with_blobs(1)
-    head = argmax_module.make_head(W)
+    head = head_module.make_head(W)
     assert blobs_module.blob_support(head, list(range(12, 24))) is None  # at a vertex
     assert blobs_module.certify_blob(head, list(range(12, 24))) == {}
     assert blobs_module.blob_support(head, list(range(12, 12 + BLOB_MIN_SIZE - 1))) is None
@@ -123,7 +123,7 @@ def test_members_cut_off_from_their_blob_are_proven_on_its_support():
     from verify.analyze.parallel import Workers
 
     W = head_with_blobs(2)
-    head = argmax_module.make_head(W)
+    head = head_module.make_head(W)
     group = list(range(3, 12))  # labels 0, 1, 2 are left out of the group
     rest = list(range(len(W)))
     found = blobs_module.certify_blobs(head, [group], Workers(head), rest=rest)

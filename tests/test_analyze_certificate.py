@@ -738,7 +738,7 @@ def test_tie_witnesses_of_a_head_encode_like_their_points(seed):
     """Projected tie witnesses of a real head (entries near 2^41, long points whose
     entry ``p`` alone exceeds int64) through the fast path: the arrays of their points,
     each point on its hyperplane."""
-    from verify.analyze.argmax import make_head
+    from verify.analyze.head import make_head
     from verify.analyze.certificate import PointRows, encode
     from verify.analyze.ties import ProjectedTieWitness
 

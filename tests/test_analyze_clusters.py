@@ -17,6 +17,7 @@ import pytest
 from test_analyze import check_argmax_evidence, check_tie_evidence
 from verify.analyze import analyze, make_head
 from verify.analyze import argmax as argmax_module
+from verify.analyze import head as head_module
 from verify.analyze import clusters as clusters_module
 from verify.analyze.clusters import cluster_witness, near_labels
 from verify.analyze.ties import is_tie_witness
@@ -44,11 +45,11 @@ def _clustered_head(seed: int, n: int, d: int, sizes=(2, 2, 3)) -> np.ndarray:
 
 def _screened_and_plain(W):
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+        mp.setattr(head_module, "SCREEN_MIN_ENTRIES", 0)
         mp.setattr(argmax_module, "SCREEN_CHUNK", 32)
         fast = analyze(W, cells=False, rays=0)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 1 << 60)
+        mp.setattr(head_module, "SCREEN_MIN_ENTRIES", 1 << 60)
         slow = analyze(W, cells=False, rays=0)
     return fast, slow
 
@@ -212,7 +213,7 @@ def test_near_duplicate_witnesses_on_workers_give_the_same_output(monkeypatch):
 
     from verify.analyze import to_json
 
-    monkeypatch.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+    monkeypatch.setattr(head_module, "SCREEN_MIN_ENTRIES", 0)
     monkeypatch.setattr(argmax_module, "SCREEN_CHUNK", 32)
     W = _clustered_head(5, 220, 6)
     one = json.dumps(to_json(analyze(W, cells=False, rays=0)))

@@ -14,8 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from verify.analyze import argmax as argmax_module
+from verify.analyze import head as head_module
 from verify.analyze import interior as interior_module
-from verify.analyze.argmax import ExactHead, is_argmax_certificate, make_head
+from verify.analyze.argmax import argmaxable_labels, is_argmax_certificate, label_certificate
+from verify.analyze.head import ExactHead, make_head
 from verify.analyze.interior import caratheodory_basis, caratheodory_supports, clusters, \
     exact_weights, interior_certificates, positive_weights, simplex_walk
 from verify.lp.feasibility import GordanCertificate, strict_feasibility
@@ -73,9 +75,9 @@ def test_exact_weights_match_the_null_space(monkeypatch):
     for i in planted[:6]:
         support = propose_support(head, i)
         monkeypatch.setattr(argmax_module, "LIFTING_MIN_SUPPORT", 1 << 30)
-        slow = head.label_certificate(i, support)
+        slow = label_certificate(head, i, support)
         monkeypatch.setattr(argmax_module, "LIFTING_MIN_SUPPORT", 1)
-        fast = head.label_certificate(i, support)
+        fast = label_certificate(head, i, support)
         assert fast == slow and fast is not None
 
 
@@ -343,7 +345,7 @@ def test_a_wrong_support_is_rejected():
 
 
 def test_screened_heads_certify_interior_rows_before_the_per_label_methods(monkeypatch):
-    monkeypatch.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+    monkeypatch.setattr(head_module, "SCREEN_MIN_ENTRIES", 0)
     monkeypatch.setattr(argmax_module, "SCREEN_CHUNK", 64)
     W, planted = _planted_head(8, 240, 6)
     calls = []
@@ -357,13 +359,13 @@ def test_screened_heads_certify_interior_rows_before_the_per_label_methods(monke
     monkeypatch.setattr(interior_module, "exact_weights", counted)
     head = ExactHead.from_array(W)
     assert head.screened
-    result = head.argmax()
+    result = argmaxable_labels(head)
     assert set(planted) <= set(result.unargmaxable)
     assert any(any(f is not None for f in out) for out in calls)
     for i in result.unargmaxable:
         assert is_argmax_certificate(head.rows, i, result.evidence[i].multipliers)
-    monkeypatch.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 1 << 60)
-    small = ExactHead.from_array(W).argmax()
+    monkeypatch.setattr(head_module, "SCREEN_MIN_ENTRIES", 1 << 60)
+    small = argmaxable_labels(ExactHead.from_array(W))
     assert small.unargmaxable == result.unargmaxable
 
 
@@ -401,7 +403,7 @@ def test_certificates_from_convex_weights_match_the_sums(seed, n, d):
     W, planted = _planted_head(seed, n, d)
     W[11] = W[12]  # equal rows: the one-term weights
     head = make_head(W)
-    argmax = head.argmax()
+    argmax = argmaxable_labels(head)
     assert set(planted) <= set(argmax.unargmaxable)
     rows = [list(r) for r in head.Z]
     seen = 0
@@ -426,7 +428,7 @@ def test_equal_rows_inside_the_hull_cannot_tie_without_a_linear_program(monkeypa
     from verify.analyze import ties as ties_module
     from verify.analyze.ties import NoTieCertificate, TieWitness, is_no_tie_certificate
 
-    monkeypatch.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+    monkeypatch.setattr(head_module, "SCREEN_MIN_ENTRIES", 0)
     W, _ = _planted_head(8, 240, 6)
     W[11] = W[1]                                    # a third copy of the inner row 1
     top = int(np.argmax(np.linalg.norm(W[20:], axis=1))) + 20
@@ -467,7 +469,7 @@ def test_wrong_weights_for_equal_rows_are_rejected(monkeypatch):
     """The no-tie certificate of equal rows is checked exactly before it is used."""
     from verify.analyze import ties as ties_module
 
-    monkeypatch.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+    monkeypatch.setattr(head_module, "SCREEN_MIN_ENTRIES", 0)
     W, _ = _planted_head(8, 240, 6)
     head = ExactHead.from_array(W)
     real = interior_module.certify_cluster

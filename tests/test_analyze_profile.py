@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from verify.analyze.argmax import make_head
+from verify.analyze.head import make_head
 from verify.analyze.parallel import Workers, worker_cpu
 from verify.analyze.profile import Profile
 

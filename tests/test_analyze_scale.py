@@ -39,7 +39,8 @@ from verify.analyze import (
 )
 from verify.analyze import argmax as argmax_module
 from verify.analyze import ties as ties_module
-from verify.analyze.argmax import ExactHead, integer_matrix
+from verify.analyze.head import ExactHead
+from verify.analyze.head import integer_matrix
 from verify.analyze.memory import MemoryBudget
 from verify.analyze.ties import NoTieCertificate
 from verify.io.errors import TooLargeError
@@ -313,8 +314,8 @@ def test_injected_wrong_support_and_negative_weights_are_rejected(monkeypatch):
     head = make_head(W)
     # w_1 is a vertex: on the support {0, 4} the only dependency,
     # (w_1 - w_0) - 4 (w_1 - w_4) = 0, has a negative weight; no certificate.
-    assert head.label_certificate(1, [0, 4]) is None
-    assert head.label_certificate(4, [0, 1]) is not None
+    assert argmax_module.label_certificate(head, 1, [0, 4]) is None
+    assert argmax_module.label_certificate(head, 4, [0, 1]) is not None
     wrong = {"support": [2, 3]}  # rows 2 and 3 never carry w_4
     monkeypatch.setattr(argmax_module, "nnls_support", lambda A, eq=None: wrong["support"])
     monkeypatch.setattr(argmax_module, "propose_strict",

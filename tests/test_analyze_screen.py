@@ -23,8 +23,9 @@ from test_analyze import check_argmax_evidence, check_tie_evidence, reference_ar
 from conftest import _run_cli
 from verify.analyze import analyze, make_head, to_json
 from verify.analyze import argmax as argmax_module
+from verify.analyze import head as head_module
 from verify.analyze import screen as screen_module
-from verify.analyze.report import cosine_neighbours
+from verify.analyze.neighbours import cosine_neighbours
 from verify.analyze.screen import exact_dots, screened_relaxation, small_int_tuple, \
     tie_point
 from verify.analyze.ties import ProjectedTieWitness, TieWitness
@@ -33,7 +34,7 @@ from verify.analyze.ties import ProjectedTieWitness, TieWitness
 @pytest.fixture
 def screened(monkeypatch):
     """Every head goes through the screen, in chunks of 64 labels."""
-    monkeypatch.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+    monkeypatch.setattr(head_module, "SCREEN_MIN_ENTRIES", 0)
     monkeypatch.setattr(argmax_module, "SCREEN_CHUNK", 64)
 
 
@@ -47,12 +48,12 @@ def _head(seed: int, n: int, d: int) -> np.ndarray:
 
 
 def _without_screen(W, **kw):
-    saved = argmax_module.SCREEN_MIN_ENTRIES
-    argmax_module.SCREEN_MIN_ENTRIES = 1 << 60
+    saved = head_module.SCREEN_MIN_ENTRIES
+    head_module.SCREEN_MIN_ENTRIES = 1 << 60
     try:
         return analyze(W, cells=False, rays=0, **kw)
     finally:
-        argmax_module.SCREEN_MIN_ENTRIES = saved
+        head_module.SCREEN_MIN_ENTRIES = saved
 
 
 @pytest.mark.parametrize("seed,n,d", [(0, 260, 5), (1, 240, 8), (2, 280, 6)])
@@ -76,7 +77,7 @@ def test_screened_heads_answer_like_small_heads(screened, seed, n, d):
 @given(st.integers(8, 30), st.integers(0, 10 ** 6))
 def test_screened_plane_heads_match_the_polygon(n, seed):
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+        mp.setattr(head_module, "SCREEN_MIN_ENTRIES", 0)
         W = np.random.default_rng(seed).integers(-9, 10, size=(n, 2)).tolist()
         a = analyze(np.array(W, dtype=np.int64), cells=False)
     assert a.head.screened
@@ -205,7 +206,7 @@ def test_tie_point_is_the_primitive_projected_point(n, d, bits, data):
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 8), st.data())
 def test_long_points_become_floats_rounded_down_after_a_power_of_two(d, data):
-    from verify.analyze.argmax import _float_points
+    from verify.analyze.head import _float_points
 
     entry = st.one_of(st.integers(-3, 3), st.integers(-2 ** 120, 2 ** 120))
     points = [tuple(data.draw(entry) for _ in range(d)) for _ in range(3)]
@@ -261,7 +262,7 @@ def test_float32_cosine_prefilter_changes_nothing(monkeypatch):
     for rows in (W, np.vstack([close, far]).astype(np.int64)):
         reference = cosine_neighbours(make_head(rows), 3)
         with monkeypatch.context() as mp:
-            mp.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+            mp.setattr(head_module, "SCREEN_MIN_ENTRIES", 0)
             head = make_head(rows)
             assert head.screened
             assert cosine_neighbours(head, 3) == reference
@@ -430,7 +431,7 @@ def test_kth_largest_is_the_partition_value_and_leaves_the_block(m, n, data):
     """Against ``np.partition`` on rows with repeats and ``-inf`` (the masked labels),
     for every ``k`` (by maxima up to ``KTH_BY_MAXIMA``, by partition above); the block
     is unchanged afterwards."""
-    from verify.analyze.report import kth_largest
+    from verify.analyze.neighbours import kth_largest
 
     value = st.one_of(st.integers(-3, 3).map(float), st.just(-np.inf))
     C = np.array([[data.draw(value) for _ in range(n)] for _ in range(m)], dtype=np.float32)

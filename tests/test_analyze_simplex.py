@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from test_analyze_certificate import both, contents, rewrite
 from verify.analyze import analyze
 from verify.analyze import argmax as argmax_module
+from verify.analyze import head as head_module
 from verify.analyze import interior as interior_module
 from verify.analyze.certificate import write_analyze_certificate
 from verify.analyze.simplex import SimplexCertificate, SimplexNoTie, strictly_inside
@@ -218,7 +219,7 @@ def simplex_analysis():
     comparison, the analysis with exact convex weights)."""
     W = _planted(3, 80, 6)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+        mp.setattr(head_module, "SCREEN_MIN_ENTRIES", 0)
         mp.setattr(argmax_module, "SCREEN_CHUNK", 64)
         mp.setattr(interior_module, "SIMPLEX_MIN_DIMENSION", 10 ** 6)
         exact = analyze(W, cells=False, neighbours=3, rays=0)

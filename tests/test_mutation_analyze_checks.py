@@ -256,7 +256,7 @@ def test_head_signs_agree_with_the_exact_checks_near_cancellation(n, d, bits, da
     proposal of the engine; here they are compared with ``is_argmax_witness``,
     ``is_tie_witness`` and Python integers on rows that share a common part of up to 62
     bits and differ by a few units, at points short and longer than 2^53, and at 0."""
-    from verify.analyze.argmax import make_head
+    from verify.analyze.head import make_head
 
     common = data.draw(st.lists(st.integers(-2 ** bits, 2 ** bits), min_size=d, max_size=d))
     Z = [[max(-(2 ** 62), min(2 ** 62, c + data.draw(st.integers(-2, 2)))) for c in common]
@@ -287,7 +287,7 @@ def _python_dot(u, v):
 def test_a_float_margin_with_the_wrong_sign_goes_to_the_exact_check():
     # z_0 = (2^61 + 5, 2^61), z_1 = (3, 0) at x = (1, -1): exactly z_0 . x = 5 > 3 =
     # z_1 . x, but 2^61 + 5 rounds to 2^61 in float64, where z_0 . x comes out 0 < 3.
-    from verify.analyze.argmax import make_head
+    from verify.analyze.head import make_head
 
     head = make_head([[2 ** 61 + 5, 2 ** 61], [3, 0]])
     W = [list(row) for row in head.Z]
@@ -328,7 +328,7 @@ def test_head_signs_are_the_same_in_blocks_of_any_width(n, d, width, data):
     """``margin_signs`` and ``wins`` take the points in blocks of the budget's width:
     blocks of one to three columns give the answers of one block, column by column,
     and the progress counts every point once."""
-    from verify.analyze.argmax import make_head
+    from verify.analyze.head import make_head
 
     Z = [data.draw(st.lists(st.integers(-3, 3), min_size=d, max_size=d)) for _ in range(n)]
     head = make_head(Z)
@@ -370,7 +370,7 @@ def test_exact_weights_on_a_face_outside_and_with_wrong_supports():
     has a zero weight and is accepted, a point outside is not, several labels are
     solved at once column by column, and supports that are empty or too long give no
     weights."""
-    from verify.analyze.argmax import make_head
+    from verify.analyze.head import make_head
     from verify.analyze.interior import exact_weights
 
     head = make_head([[0, 0, 0], [4, 0, 0], [0, 4, 0], [1, 1, 1], [1, 1, 0], [0, 0, 9],
@@ -408,7 +408,7 @@ def test_equal_rows_certificates_with_one_violated_condition_are_rejected(monkey
     certificate that satisfies the definition."""
     from verify.analyze import interior as interior_module
     from verify.analyze import ties as ties_module
-    from verify.analyze.argmax import make_head
+    from verify.analyze.head import make_head
 
     # z_0 = z_1 = z_7 = (2, 2), inside the square 2, 3, 4, 5; label 2 is the zero row.
     head = make_head([[2, 2], [2, 2], [0, 0], [4, 0], [0, 4], [4, 4], [1, 3], [2, 2]])
@@ -446,13 +446,13 @@ def test_equal_rows_certificates_with_one_violated_condition_are_rejected(monkey
 
 
 def test_label_certificate_against_the_definition(monkeypatch):
-    """``ExactHead.label_certificate`` (convex weights ``w_i = sum lambda_k w_k`` on a
+    """``label_certificate`` (convex weights ``w_i = sum lambda_k w_k`` on a
     proposed support) against the definition, by both exact routes (the integer null
     space and the lifting solver of ``exact_weights``): a point inside, on an edge (a
     zero weight), equal to another row, and outside; on a support whose system has one
     solution the linear program is not needed, on a degenerate one it decides."""
     from verify.analyze import argmax as argmax_module
-    from verify.analyze.argmax import make_head
+    from verify.analyze.head import make_head
 
     head = make_head([[0, 0], [4, 0], [0, 4], [1, 1], [2, 0], [4, 4], [1, 1]])
     W = [list(row) for row in head.Z]
@@ -480,18 +480,18 @@ def test_label_certificate_against_the_definition(monkeypatch):
             for i, support, inside in cases:
                 if len(support) < lifting and lifting == 3:
                     continue
-                cert = head.label_certificate(i, support)
+                cert = argmax_module.label_certificate(head, i, support)
                 assert (cert is not None) is inside, (i, support)
                 if cert is not None:
                     assert weights_hold(i, cert) and is_argmax_certificate(W, i, cert.multipliers)
             # the edge point's weight on the opposite vertex is 0, and left out
-            assert 2 not in dict(head.label_certificate(4, [0, 1, 2]).multipliers)
+            assert 2 not in dict(argmax_module.label_certificate(head, 4, [0, 1, 2]).multipliers)
         # outside (the one solution has a negative weight), and degenerate supports (more
         # labels than d + 1, or collinear): the exact simplex decides
         for i, support, inside in [(5, [0, 1, 2], False), (5, [0, 3, 4], False),
                                    (3, [0, 1, 2, 5], True), (5, [0, 1, 2, 3], False),
                                    (4, [0, 1, 5], True), (3, [0, 4, 1], False)]:
-            cert = head.label_certificate(i, support)
+            cert = argmax_module.label_certificate(head, i, support)
             assert (cert is not None) is inside, (i, support)
             if cert is not None:
                 assert weights_hold(i, cert) and is_argmax_certificate(W, i, cert.multipliers)
@@ -505,7 +505,7 @@ def test_motzkin_on_support_against_the_definition(monkeypatch):
     edge pairs can. A support whose null space is one non-negative vector (one of them
     with a zero multiplier) needs no linear program."""
     from verify.analyze import ties as ties_module
-    from verify.analyze.argmax import make_head
+    from verify.analyze.head import make_head
 
     # 0..3 the corners of a square, 4 its centre
     head = make_head([[0, 0], [4, 4], [4, 0], [0, 4], [2, 2]])
@@ -541,7 +541,7 @@ def test_equal_rows_skip_exact_copies_only(monkeypatch):
     that differs by 1 in an entry of 2^60 has the same floats and is another row)."""
     from verify.analyze import interior as interior_module
     from verify.analyze import ties as ties_module
-    from verify.analyze.argmax import make_head
+    from verify.analyze.head import make_head
 
     big = 2 ** 60
     head = make_head([[big, 3], [big, 3], [big + 1, 3], [big, 3], [0, 0], [1, 5]])

@@ -1,5 +1,5 @@
 """The exact checks of the float32 screen (``verify.analyze.screen``) and the candidate
-selection of the float32 cosine pass (``verify.analyze.report``), piece by piece and fast.
+selection of the float32 cosine pass (``verify.analyze.neighbours``), piece by piece and fast.
 
 Written against the mutation run of ``screen.py`` (docs/testing.md). Every verdict is
 compared with its definition in Python integers (``z_t . x > z_k . x`` for all ``k``;
@@ -20,10 +20,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from verify.analyze import argmax as argmax_module
+from verify.analyze import head as head_module
 from verify.analyze import screen
-from verify.analyze.argmax import make_head
-from verify.analyze.report import cosine_neighbours, kth_largest
+from verify.analyze.head import make_head
+from verify.analyze.neighbours import cosine_neighbours, kth_largest
 
 
 # --- references in Python integers ------------------------------------------------------
@@ -761,7 +761,7 @@ def _cosine_reference(Z, k):
 
 
 def _screened_head(monkeypatch, rows):
-    monkeypatch.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+    monkeypatch.setattr(head_module, "SCREEN_MIN_ENTRIES", 0)
     head = make_head(np.array(rows, dtype=np.int64))
     assert head.screened
     return head

@@ -24,7 +24,7 @@ import verify.analyze.simplex as engine
 import verify.checker.analyze as checker
 from test_analyze_certificate import both, contents, rewrite
 from verify.analyze import analyze
-from verify.analyze import argmax as argmax_module
+from verify.analyze import head as head_module
 from verify.analyze import interior as interior_module
 from verify.analyze.report import analyze_with_bias
 from verify.analyze.certificate import write_analyze_certificate
@@ -276,7 +276,7 @@ def certify(tmp_path, rows, name="cert.zip", prove=None):
     ``prove``, by default the engine's float proof)."""
     W = [[int(v) for v in row] for row in rows]  # exact integers
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(argmax_module, "SCREEN_MIN_ENTRIES", 0)
+        mp.setattr(head_module, "SCREEN_MIN_ENTRIES", 0)
         mp.setattr(interior_module, "SIMPLEX_MIN_DIMENSION", 0)
         if prove is not None:
             mp.setattr(engine, "strictly_inside", prove)

@@ -633,7 +633,7 @@ def _refuse_too_many_lines(args, source) -> None:
     size as ``analyze`` states it (``about 10^131.8``)."""
     from math import comb
 
-    from verify.analyze.report import magnitude
+    from verify.analyze.cells import magnitude
     from verify.arrangement.cocircuits import MAX_SUBSETS, generic_tope_count
     from verify.io.errors import TooLargeError
 

@@ -1,4 +1,4 @@
-r"""Argmaxable labels of a softmax head, decided exactly with evidence for every label.
+r"""The argmax method: every label of a head decided exactly, with evidence for each.
 
 Mathematics
 -----------
@@ -36,17 +36,20 @@ Floating point proposes, exact arithmetic disposes:
 
 1. The rows are scaled by one positive integer to a matrix ``Z`` of integers (binary
    floats from ``.npy`` or ``.safetensors`` files become integers after scaling by a
-   power of two). A positive common scale changes no answer.
+   power of two). A positive common scale changes no answer
+   (:mod:`verify.analyze.head`).
 2. Candidate witnesses come from the relaxation method (Agmon; Motzkin & Schoenberg
    1954), run on a float copy for all labels at once as a few matrix products. For a
    label that never wins there, non-negative least squares (Lawson & Hanson) looks for
    the convex combination among the rows that beat it and its nearest rows; what is
-   still open goes to a cutting-plane linear program (scipy's HiGHS, in-process) that
-   keeps only a few dozen of the ``n - 1`` rows active at a time.
+   still open goes to a cutting-plane linear program (HiGHS, in-process) that
+   keeps only a few dozen of the ``n - 1`` rows active at a time
+   (:mod:`verify.analyze.proposals`).
 3. Every proposed witness is checked **exactly**: ``Z x`` is computed in integer
    arithmetic (limbs of at most 23 bits, multiplied with float64 matrix products whose
-   every partial sum is an integer below ``2^53``, hence exact; then carried in int64),
-   and its largest entry must be entry ``i`` and only entry ``i``.
+   every partial sum is an integer below ``2^53``, hence exact; then carried in int64;
+   :meth:`verify.analyze.head.ExactHead.wins`), and its largest entry must be entry
+   ``i`` and only entry ``i``.
 4. A proposed dependency (the support of a basic solution, at most ``d + 1`` rows) is
    made exact by an integer null-space computation; the multipliers are checked to be
    non-negative and to combine the rows to zero exactly.
@@ -79,49 +82,37 @@ Example
 
 from __future__ import annotations
 
-import os
-import sys
 from dataclasses import dataclass
-from itertools import repeat
 from math import gcd, lcm
-from operator import rshift
 from typing import Sequence
 
 import numpy as np
 from flint import fmpq
 
-from verify.analyze.screen import (
-    MAX_DIMENSION,
-    Float32Rows,
-    mahalanobis,
-    rounding_error_bounds,
-    screened_relaxation,
-    small_int_tuple,
+from verify.analyze.head import ExactHead, FieldHead, _dot, _tick, make_head
+from verify.analyze.proposals import (
+    EARLY_MARGIN,
+    PERCEPTRON_ROUNDS,
+    Differences,
+    _round_point,
+    nnls_support,
+    perceptron,
+    propose_strict,
 )
+from verify.analyze.screen import screened_relaxation, small_int_tuple
 from verify.lp.feasibility import GordanCertificate, Witness, strict_feasibility
 from verify.linalg.exact import integer_nullspace
 
 __all__ = [
     "ArgmaxAnalysis",
-    "ExactHead",
-    "FieldHead",
     "argmaxable_labels",
     "is_argmax_certificate",
     "is_argmax_witness",
-    "make_head",
+    "label_certificate",
 ]
 
 #: Bits of the integer points proposed from float witnesses (retried with more).
 POINT_BITS = (3, 8, 26, 52)
-#: Relaxation rounds before the remaining labels go to the linear program.
-PERCEPTRON_ROUNDS = 60
-#: Largest head with square-root entries (exact field simplex for every question).
-FIELD_MAX_LABELS = 40
-#: Over-relaxation factor of the relaxation method (in (0, 2); measured best near 2).
-RELAXATION = 1.9
-#: Heads with at least this many entries get their witnesses from the float32 screen
-#: of :mod:`verify.analyze.screen` (whitened proposals, about one product per label).
-SCREEN_MIN_ENTRIES = 1 << 20
 #: Bits of the argmax witnesses found by the screen (entries at most 2^16).
 SCREEN_POINT_BITS = 16
 #: Labels (or pairs) per task of the screen; fixed, so that the output does not
@@ -131,21 +122,9 @@ SCREEN_CHUNK = 2048
 #: by p-adic lifting (:func:`verify.analyze.interior.exact_weights`) before the integer
 #: null space (which takes minutes at d = 768).
 LIFTING_MIN_SUPPORT = 129
-# propose_strict stops at a point whose every row has at least this fraction of the
-# active set's optimal margin: a witness needs no more than a margin that survives
-# rounding, and on trained heads the last rounds of the cutting planes (about 50 of
-# them, each adding a handful of rows) only polish an optimum nobody uses.
-EARLY_MARGIN = 0.1
 
 
 # --- exact checks on the original rows -------------------------------------------------
-
-def _dot(u, v):
-    total = 0
-    for a, b in zip(u, v):
-        total = total + a * b
-    return total
-
 
 def is_argmax_witness(W: Sequence[Sequence], i: int, point: Sequence) -> bool:
     """True iff ``w_i . x > w_k . x`` for every ``k != i``, decided exactly."""
@@ -199,635 +178,221 @@ class ArgmaxAnalysis:
         return isinstance(self.evidence[i], Witness)
 
 
-# --- input -------------------------------------------------------------------------------
+# --- the argmax method ------------------------------------------------------------------
 
-def _is_field_entry(x) -> bool:
-    from verify.numbers.sqrt_sum import SqrtSum
+def _exact_argmax(head: ExactHead, progress=None, workers=None) -> ArgmaxAnalysis:
+    """Decide the labels ``0 .. labels - 1`` of an exact head (every row but the floor
+    rows)."""
+    n, d = head.labels, head.d
+    evidence: list = [None] * n
+    for members in head.equal_row_groups():
+        if len(members) > 1:
+            # Two rows that are equal always score alike: neither label is ever the
+            # strict argmax, and w_i = w_k is the one-term convex combination.
+            for i in members:
+                if i < n:
+                    other = next(k for k in members if k != i)
+                    evidence[i] = GordanCertificate(multipliers=((other, fmpq(1)),))
+    unique = [i for i in range(n) if evidence[i] is None]
+    if head.n == 1:
+        evidence[0] = Witness(point=tuple(0 for _ in range(d)))
+        unique = []
+    _tick(progress, n - len(unique))
+    if unique and head.screened:
+        _screened_argmax(head, unique, evidence, progress, workers)
+    elif unique:
+        F = head.F
+        won, X, rivals = perceptron(F, unique, (F[unique] - F.mean(axis=0)).T,
+                                    block=head.perceptron_block())
+        points = {i: X[:, c] for c, i in enumerate(unique) if won[c]}
+        remaining = _accept_points(head, points, evidence, progress)
+        column = {i: c for c, i in enumerate(unique)}
+        for i in remaining:
+            c = column[i]
+            evidence[i] = _decide_label(head, i, X[:, c], rivals[c])
+            _tick(progress, 1)
+    return ArgmaxAnalysis(n=n, d=d, evidence=tuple(evidence))
 
-    return isinstance(x, SqrtSum) and not x.is_rational()
+
+def _screened_argmax(head: ExactHead, unique: list[int], evidence: list, progress,
+                     workers=None) -> None:
+    """Large heads: whitened proposals screened in float32 (chunks of
+    ``SCREEN_CHUNK`` labels, on ``workers`` if given), then the rest one by one."""
+    from verify.analyze.parallel import Workers
+
+    workers = workers or Workers(head)
+    unique = _blob_labels(head, unique, evidence, progress, workers)
+    rows = np.asarray(unique, dtype=np.intp)
+    chunks = [rows[lo:lo + SCREEN_CHUNK] for lo in range(0, rows.size, SCREEN_CHUNK)]
+    results = workers.map(screen_labels, chunks,
+                          lambda r: _tick(progress, len(r[0])))
+    tasks = []
+    for chunk, (found, left, rivals) in zip(chunks, results):
+        for c, point in found.items():
+            evidence[int(chunk[c])] = Witness(point=small_int_tuple(point,
+                                                                    SCREEN_POINT_BITS))
+        tasks.extend((int(chunk[c]), x, rivals[c]) for c, x in left.items())
+    tasks = _near_duplicate_labels(head, tasks, evidence, progress, workers)
+    tasks = _interior_labels(head, tasks, evidence, progress, workers)
+    for (i, _, _), ev in zip(tasks, workers.map(decide_label, tasks,
+                                                lambda r: _tick(progress, 1))):
+        evidence[i] = ev
 
 
-def make_head(W, budget=None):
-    """An :class:`ExactHead` for rational rows, a :class:`FieldHead` if a square root occurs.
+def _blob_labels(head: ExactHead, unique: list[int], evidence: list, progress, workers) -> list:
+    """Blobs of near-identical rows inside the hull, one support for each blob
+    (:mod:`verify.analyze.blobs`), before the screen, which would spend all its
+    rounds on each member; returns the labels still undecided."""
+    from verify.analyze.blobs import BLOB_MIN_SIZE, certify_blobs, near_duplicate_groups
+    from verify.analyze.simplex import SimplexCertificate
 
-    ``W`` may already be a head (returned unchanged).
+    groups = near_duplicate_groups(head, unique, BLOB_MIN_SIZE)
+    if not groups:
+        return unique
+    found = certify_blobs(head, groups, workers, rest=unique)
+    for i, support in found.items():
+        evidence[i] = SimplexCertificate(support=support)
+    _tick(progress, len(found))
+    return [i for i in unique if evidence[i] is None]
+
+
+def _near_duplicate_labels(head: ExactHead, tasks: list, evidence: list, progress,
+                           workers) -> list:
+    """Witnesses for the labels left by the screen whose rows have near duplicates
+    (:mod:`verify.analyze.clusters`); returns the tasks still undecided.
+
+    This comes before the interior pass: a label with a near-duplicate row is
+    usually a hull vertex next to its twin, for which the simplex walk of
+    :mod:`verify.analyze.interior` can only fail, after ``4 (d + 1)`` exchanges
+    (about 16 CPU seconds per label at ``d = 768``), while the cluster witness
+    costs a few products. A label it decides is argmaxable, so no convex weights
+    exist for it: the verdicts are those of the other order.
     """
-    if isinstance(W, (ExactHead, FieldHead)):
-        return W
-    if isinstance(W, np.ndarray) and W.ndim == 2 and W.size and W.dtype.kind in "iuf" \
-            and W.dtype.itemsize <= 8:
-        return ExactHead.from_array(W, budget=budget)
-    rows = [list(row) for row in W]
-    if not rows or not rows[0]:
-        raise ValueError("the matrix needs at least one row and one column")
-    d = len(rows[0])
-    if any(len(row) != d for row in rows):
-        raise ValueError("ragged rows")
-    if any(_is_field_entry(x) for row in rows for x in row):
-        return FieldHead(rows)
-    return ExactHead(rows, budget=budget)
-
-
-def _to_fmpq(x) -> fmpq:
-    from verify.linalg.exact import to_fmpq
-    from verify.numbers.sqrt_sum import SqrtSum
-
-    if isinstance(x, SqrtSum):
-        return x.to_rational()
-    return to_fmpq(x)
-
-
-# --- exact integer rows, and exact signs of products with them -------------------------
-
-#: Unit roundoff of IEEE binary64.
-UNIT_ROUNDOFF = 2.0 ** -53
-#: Largest bit length stored as int64 (products are never formed in int64).
-INT64_BITS = 62
-
-
-class IntegerRows:
-    """The rows of an int64 matrix, read as tuples of Python ints (exact at any size).
-
-    ``array`` is the ``n x d`` int64 matrix; ``rows[i]`` is ``tuple`` of Python ints.
-    """
-
-    __slots__ = ("array",)
-
-    def __init__(self, array: np.ndarray):
-        self.array = array
-
-    def __len__(self) -> int:
-        return self.array.shape[0]
-
-    def __getitem__(self, i):
-        return tuple(self.array[i].tolist())
-
-    def __iter__(self):
-        for row in self.array:
-            yield tuple(row.tolist())
-
-
-def _primitive_int64(Z: np.ndarray) -> np.ndarray:
-    """``Z`` divided (in place) by the gcd of its entries (unchanged if all are zero)."""
-    g = 0
-    for lo, hi in _row_blocks(Z.shape[0]):
-        g = int(np.gcd(g, np.gcd.reduce(Z[lo:hi], axis=None)))
-        if g == 1:
-            return Z
-    if g > 1:
-        for lo, hi in _row_blocks(Z.shape[0]):
-            Z[lo:hi] //= g
-    return Z
-
-
-#: Rows per block when converting a matrix (a few MB of temporaries per block).
-CONVERT_ROWS = 4096
-
-
-def _row_blocks(n: int, step: int = CONVERT_ROWS):
-    for lo in range(0, n, step):
-        yield lo, min(n, lo + step)
-
-
-def _exponent_range(block: np.ndarray) -> tuple[int, int] | None:
-    """``(lowest, highest)``: every non-zero entry is an odd multiple of ``2^e`` with
-    ``e >= lowest``, and below ``2^highest`` in magnitude; None if all are zero."""
-    a = block[block != 0]
-    if not a.size:
-        return None
-    mant, expo = np.frexp(a)
-    m = np.ldexp(mant, 53).astype(np.int64)  # exact: 53-bit integer mantissas
-    low = np.log2((m & -m).astype(np.float64)).astype(np.int64)  # trailing zero bits
-    return int((expo - 53 + low).min()), int(expo.max())
-
-
-def integer_matrix(array: np.ndarray) -> np.ndarray | None:
-    """The primitive int64 matrix ``Z = c W`` (one ``c > 0``) of a binary-float matrix.
-
-    ``W`` is an integer or floating numpy array (or memory map) of finite numbers
-    (binary64 or narrower: every binary32, binary16 and bfloat16 number is a binary64
-    number). Each non-zero entry is ``m 2^e`` with an odd integer ``m``; scaling by
-    ``2^-min(e)`` makes every entry an integer, and dividing by the gcd of the entries
-    makes the matrix primitive: the same ``Z`` as the exact rational path. Returns None
-    when an entry would need more than ``INT64_BITS`` bits (the caller then uses Python
-    integers). Works in blocks of rows: the temporaries stay small.
-    """
-    n = array.shape[0]
-    Z = np.empty(array.shape, dtype=np.int64)
-    if array.dtype.kind in "iu":
-        for lo, hi in _row_blocks(n):
-            block = np.asarray(array[lo:hi])
-            if block.size and (int(block.max()) >= 1 << INT64_BITS
-                               or int(block.min()) <= -(1 << INT64_BITS)):
-                return None
-            Z[lo:hi] = block
-        return _primitive_int64(Z)
-    ranges = [r for lo, hi in _row_blocks(n)
-              if (r := _exponent_range(np.asarray(array[lo:hi], dtype=np.float64)))]
-    if not ranges:
-        Z[:] = 0
-        return Z
-    e_min, e_max = min(r[0] for r in ranges), max(r[1] for r in ranges)
-    if e_max - e_min > INT64_BITS:
-        return None
-    for lo, hi in _row_blocks(n):
-        # Exact: a * 2^-e_min is an integer below 2^62, a binary64 number.
-        Z[lo:hi] = np.ldexp(np.asarray(array[lo:hi], dtype=np.float64), -e_min)
-    return _primitive_int64(Z)
-
-
-def _python_integers(rows) -> list[list[int]]:
-    """The primitive integer matrix ``c W`` (one rational ``c > 0``) of ``fmpq`` rows."""
-    den = lcm(*(int(q.q) for row in rows for q in row))
-    Z = [[int(q.p) * (den // int(q.q)) for q in row] for row in rows]
-    g = gcd(*(v for row in Z for v in row))
-    return [[v // g for v in row] for row in Z] if g > 1 else Z
-
-
-def _float_points(points: Sequence[Sequence[int]], d: int) -> tuple[np.ndarray, np.ndarray]:
-    """Integer points as float64 columns ``X`` (``d x m``) and which are exact.
-
-    A point with entries below ``2^53`` is converted exactly; a longer one is first
-    divided by a power of two ``2^e`` (which changes no sign of a product) and rounded
-    down, so that each entry is off by less than 1 while the largest is at least
-    ``2^52``.
-    """
-    m = len(points)
-    if m == 0:
-        return np.zeros((d, 0)), np.ones(0, dtype=bool)
-    try:
-        ints = np.array(points, dtype=np.int64).reshape(m, d)
-        if ints.size == 0 or int(np.abs(ints).max()) < 1 << 53:
-            return ints.T.astype(np.float64), np.ones(m, dtype=bool)
-    except OverflowError:
-        pass
-    X = np.empty((d, m), dtype=np.float64)
-    exact = np.ones(m, dtype=bool)
-    for c, p in enumerate(points):
-        p = list(map(int, p))
-        top = max(max(p, default=0), -min(p, default=0)).bit_length()
-        e = max(0, top - 53)
-        # v >> e is the floor of v / 2^e, below 2^53: converted exactly.
-        X[:, c] = list(map(float, map(rshift, p, repeat(e, len(p)))))
-        exact[c] = e == 0
-    return X, exact
-
-
-def product_error_bounds(row_norms: np.ndarray, X: np.ndarray, d: int,
-                         absolute_error: float, exact: np.ndarray):
-    r"""Bounds ``(R, A)`` with ``|(F X)_kc - (omega_k . xi_c)| <= R_k[c] row_norms_k + A_c``.
-
-    Here ``omega_k`` is the exact row ``z_k / 2^s`` whose float copy is ``F_k``, ``xi_c``
-    the exact point (scaled by a power of two) whose float copy is ``X[:, c]``, and the
-    product is any float64 evaluation (BLAS, any order of summation, with or without
-    fused multiply-adds). Returned as ``R = SAFETY (d + 2 + 2 sqrt(d) [xi inexact]) u
-    |X_c|_2`` (a vector over columns) and ``A``.
-
-    Argument (Higham, *Accuracy and Stability of Numerical Algorithms*, 2002, §3.1;
-    ``u = 2^-53``): the computed dot product of the float vectors ``f`` and ``x`` is
-    within ``gamma_d sum |f_c x_c| <= gamma_d |f|_2 |x|_2`` of their exact dot product,
-    ``gamma_d = d u / (1 - d u)``; the float row is within ``u |omega|`` of the exact
-    one entry-wise (plus ``absolute_error`` for rows stored with truncated low bits), and
-    a rounded point within 1 per entry while its largest entry is at least ``2^52``,
-    which adds ``|omega|_1 <= sqrt(d) |omega|_2 <= 2 sqrt(d) u |omega|_2 |x|_2``.
-    Gradual underflow adds at most ``2^-1074`` per operation, ``A`` collects it. The
-    factor ``SAFETY = 2`` covers ``gamma_d <= 1.01 d u`` (``d u < 0.01``) and the
-    rounding of the norms and of the bound itself, each a relative ``O(d u)``.
-    """
-    return rounding_error_bounds(X, d, unit=UNIT_ROUNDOFF, tiny=2.0 ** -1074,
-                                 absolute_error=absolute_error, exact=exact)
-
-
-def _bit_length(values: np.ndarray) -> int:
-    """Largest bit length of the absolute values of an int64 array."""
-    top = int(np.abs(values).max()) if values.size else 0
-    return top.bit_length()
-
-
-class ExactHead:
-    """The rows of ``W`` as integers under one positive scale, with a float copy.
-
-    Attributes
-    ----------
-    n, d : shape.
-    Z : the rows of ``Z = c W`` (one rational ``c > 0``, ``Z`` primitive) as tuples of
-        Python ints: an :class:`IntegerRows` view of ``Zarr`` when every entry fits in
-        ``INT64_BITS`` bits, else a list of tuples.
-    Zarr : the int64 matrix, or None.
-    F : float64 array close to ``Z / 2^s`` (entries below 1 in magnitude), for proposals.
-    rows : the original rows as ``fmpq`` (computed on first use).
-    budget : the :class:`~verify.analyze.memory.MemoryBudget` that sizes blocks.
-    """
-
-    def __init__(self, rows, *, budget=None, _integers=None):
-        from verify.analyze.memory import default_budget
-
-        budget = budget or default_budget()
-        if _integers is None:
-            self._rows = [[_to_fmpq(x) for x in row] for row in rows]
-            Z = _python_integers(self._rows)
-            bits = max(abs(v).bit_length() for row in Z for v in row) or 1
-            if bits <= INT64_BITS:
-                _integers = np.array(Z, dtype=np.int64)
-            else:
-                self.Z, self.Zarr = [tuple(row) for row in Z], None
+    found = workers.map(cluster_label, tasks)
+    left = []
+    for task, point in zip(tasks, found):
+        if point is None:
+            left.append(task)
         else:
-            self._rows = None
-        if _integers is not None:
-            self.Zarr = _integers
-            self.Z = IntegerRows(_integers)
-            bits = _bit_length(_integers) or 1
-        self.n, self.d = len(self.Z), len(self.Z[0])
-        self.bits = bits
-        self.budget = budget if budget.resident else budget.for_head(self.n, self.d)
-        if self.Zarr is not None:
-            self.F = np.empty(self.Zarr.shape, dtype=np.float64)
-            for lo, hi in _row_blocks(self.n):
-                self.F[lo:hi] = np.ldexp(self.Zarr[lo:hi].astype(np.float64), -bits)
-            #: Largest error of an entry of F beyond its relative rounding (none here).
-            self._absolute_error = 0.0
-        else:
-            shift = max(0, bits - 62)
-            approx = np.array([[v >> shift for v in row] for row in self.Z], dtype=np.int64)
-            self.F = np.ldexp(approx.astype(np.float64), shift - bits)
-            self._absolute_error = 2.0 ** -61  # the truncated low bits, in units of F
-        self._row_norms = None
-        self._float32 = None
-        self._mahalanobis = None
-        #: The rows ``0 .. labels - 1`` are the labels decided by :meth:`argmax`; the
-        #: rows after them only compete (the floor rows of a head with a bias,
-        #: :mod:`verify.analyze.bias`).
-        self.labels = self.n
-        #: Whether witnesses are searched by the float32 screen (large heads).
-        self.screened = (self.Zarr is not None and self.n * self.d >= SCREEN_MIN_ENTRIES
-                         and self.d <= MAX_DIMENSION)
+            evidence[task[0]] = Witness(point=point)
+    _tick(progress, len(tasks) - len(left))
+    return left
 
-    def float32_rows(self) -> Float32Rows:
-        """The float32 copy of ``F`` for :mod:`verify.analyze.screen` (cached)."""
-        if self._float32 is None:
-            self._float32 = Float32Rows(self.F, self._absolute_error)
-        return self._float32
 
-    def mahalanobis(self):
-        """Mean and inverse covariance of the rows of ``F`` (cached)."""
-        if self._mahalanobis is None:
-            self._mahalanobis = mahalanobis(self.F)
-        return self._mahalanobis
+def _interior_labels(head: ExactHead, tasks: list, evidence: list, progress, workers) -> list:
+    """Convex weights for the labels left by the screen that lie inside the hull
+    (:mod:`verify.analyze.interior`); returns the tasks still undecided."""
+    from verify.analyze.interior import interior_certificates
+    from verify.analyze.simplex import SimplexCertificate
 
-    @classmethod
-    def from_array(cls, array: np.ndarray, *, budget=None,
-                   source: str = "the head") -> "ExactHead":
-        """The head of a numpy matrix of binary floats or integers, taken exactly.
+    inside = interior_certificates(head, tasks, workers) if tasks else {}
+    for i, (support, weights, _) in inside.items():
+        evidence[i] = (SimplexCertificate(support=tuple(support)) if weights is None
+                       else _normalised(i, support, weights))
+    _tick(progress, len(inside))
+    return [task for task in tasks if task[0] not in inside]
 
-        Vectorised: no Python number per entry unless an entry needs more than
-        ``INT64_BITS`` bits after scaling. The budget is checked first (a head that
-        cannot fit is refused before anything is allocated).
-        """
-        from verify.analyze.memory import default_budget
 
-        n, d = array.shape
-        budget = (budget or default_budget()).for_head(n, d, source)
-        Z = integer_matrix(array)
-        if Z is None:
-            from verify.numbers.rational import exact_from_float
+def _accept_points(head: ExactHead, points: dict, evidence: list, progress) -> list[int]:
+    """Certify float candidates exactly; return the labels still undecided."""
+    pending = [i for i in points]
+    for bits in POINT_BITS:
+        if not pending:
+            break
+        ints = [_round_point(points[i], bits) for i in pending]
+        ok = [p is not None for p in ints]
+        labels = [i for i, good in zip(pending, ok) if good]
+        cands = [p for p in ints if p is not None]
+        passed = set()
+        for c, (i, won) in enumerate(zip(labels, head.wins(cands, labels))):
+            if won:
+                evidence[i] = Witness(point=tuple(cands[c]))
+                passed.add(i)
+        _tick(progress, len(passed))
+        pending = [i for i in pending if i not in passed]
+    return [i for i in range(head.labels) if evidence[i] is None]
 
-            a = np.asarray(array)
-            rows = ([[fmpq(int(v)) for v in row] for row in a.tolist()] if a.dtype.kind in "iu"
-                    else [[exact_from_float(v) for v in row] for row in a.astype(np.float64)])
-            return cls(rows, budget=budget)
-        return cls(None, budget=budget, _integers=Z)
 
-    @property
-    def rows(self):
-        if self._rows is None:
-            self._rows = [[fmpq(v) for v in row] for row in self.Z]
-        return self._rows
-
-    def row_norms(self) -> np.ndarray:
-        """Float norms of the rows of ``F`` (cached)."""
-        if self._row_norms is None:
-            self._row_norms = np.sqrt(np.einsum("ij,ij->i", self.F, self.F))
-        return self._row_norms
-
-    # -- exact products ------------------------------------------------------------------
-
-    def exact_scores(self, rows, point: Sequence[int]) -> list[int]:
-        """``z_k . x`` for the listed rows ``k``, in Python integers."""
-        return [_dot(self.Z[k], point) for k in rows]
-
-    def _sign_block(self, points, targets) -> np.ndarray:
-        """Exact ``sign((z_t - z_k) . x)`` for one block of columns: ``(n, m)`` int8.
-
-        The float product decides every entry whose computed margin exceeds the error
-        bound of :func:`product_error_bounds` for both scores; the others (ties, near
-        ties, rows lost to underflow) are computed in Python integers.
-        """
-        X, exact = _float_points(points, self.d)
-        S = self.F @ X
-        R, A = product_error_bounds(self.row_norms(), X, self.d, self._absolute_error,
-                                    exact)
-        m = len(points)
-        cols = np.arange(m)
-        t = np.asarray(targets, dtype=np.intp)
-        D = S[t, cols][None, :] - S
-        norms = self.row_norms()
-        # |error of D| <= R (N_t + N_k) + 2 A; the last factor covers rounding of B.
-        B = (np.outer(norms, R) + (norms[t] * R + 2 * A)[None, :]) * (1 + 2.0 ** -40)
-        sign = np.zeros(D.shape, dtype=np.int8)
-        sign[D > B] = 1
-        sign[D < -B] = -1
-        # Row t against itself: the margin is exactly 0, no need to compute it.
-        settled = sign != 0
-        settled[t, cols] = True
-        unsure = np.nonzero(~settled)
-        by_column: dict = {}
-        for k, c in zip(*unsure):
-            by_column.setdefault(int(c), []).append(int(k))
-        for c, ks in by_column.items():
-            top = _dot(self.Z[targets[c]], points[c])
-            for k, s in zip(ks, self.exact_scores(ks, points[c])):
-                sign[k, c] = (top > s) - (top < s)
-        return sign
-
-    def margin_signs(self, points: Sequence[Sequence[int]], targets: Sequence[int]) -> np.ndarray:
-        """``sign((z_t - z_k) . x)`` exactly, for every row ``k`` and every column.
-
-        ``points[c]`` is an integer point ``x_c`` and ``targets[c]`` a label ``t_c``;
-        the result is an ``int8`` array of shape ``(n, len(points))`` (meant for a few
-        columns; :meth:`wins` checks many without that array).
-        """
-        m = len(points)
-        out = np.empty((self.n, m), dtype=np.int8)
-        step = self.budget.columns(32 * self.n)
-        for start in range(0, m, step):
-            stop = min(m, start + step)
-            out[:, start:stop] = self._sign_block(points[start:stop], targets[start:stop])
-        return out
-
-    def wins(self, points: Sequence[Sequence[int]], targets: Sequence[int],
-             partners: Sequence[int] | None = None, progress=None) -> list[bool]:
-        """Exactly: does label ``t_c`` alone score highest at ``x_c`` (every column ``c``)?
-
-        With ``partners``, the question is whether ``t_c`` and ``p_c`` score equally and
-        strictly above every other label: a tie witness. Columns go in blocks sized by
-        the budget, so no ``n x len(points)`` array is formed.
-        """
-        m = len(points)
-        out = []
-        step = self.budget.columns(32 * self.n)
-        for start in range(0, m, step):
-            stop = min(m, start + step)
-            block = points[start:stop]
-            signs = self._sign_block(block, targets[start:stop])
-            for c in range(stop - start):
-                col = signs[:, c]
-                if partners is None:
-                    out.append(int(np.count_nonzero(col > 0)) == self.n - 1)
-                    continue
-                p = partners[start + c]
-                # Both signs are exact: sign 0 at p means z_t . x == z_p . x.
-                out.append(int(col[p]) == 0
-                           and int(np.count_nonzero(col > 0)) == self.n - 2)
-            _tick(progress, stop - start)
-        return out
-
-    # -- blocks and groups ----------------------------------------------------------------
-
-    def perceptron_block(self) -> int:
-        """Columns per block of :func:`perceptron` (about five ``n``-vectors each)."""
-        return self.budget.columns(48 * self.n)
-
-    def equal_row_groups(self) -> list[list[int]]:
-        """The labels grouped by equal rows (each group increasing, groups by first label)."""
-        if self.Zarr is None:
-            groups: dict[tuple, list[int]] = {}
-            for i, row in enumerate(self.Z):
-                groups.setdefault(row, []).append(i)
-            return list(groups.values())
-        _, first, inverse = np.unique(self.Zarr, axis=0, return_index=True,
-                                      return_inverse=True)
-        inverse = inverse.reshape(-1)
-        order = np.argsort(inverse, kind="stable")
-        bounds = np.flatnonzero(np.diff(inverse[order])) + 1
-        groups = [g.tolist() for g in np.split(order, bounds)]
-        return sorted(groups, key=lambda g: g[0])
-
-    # -- argmax -----------------------------------------------------------------------------
-
-    def argmax(self, progress=None, workers=None) -> ArgmaxAnalysis:
-        """Decide the labels ``0 .. labels - 1`` (every row but the floor rows)."""
-        n, d = self.labels, self.d
-        evidence: list = [None] * n
-        for members in self.equal_row_groups():
-            if len(members) > 1:
-                # Two rows that are equal always score alike: neither label is ever the
-                # strict argmax, and w_i = w_k is the one-term convex combination.
-                for i in members:
-                    if i < n:
-                        other = next(k for k in members if k != i)
-                        evidence[i] = GordanCertificate(multipliers=((other, fmpq(1)),))
-        unique = [i for i in range(n) if evidence[i] is None]
-        if self.n == 1:
-            evidence[0] = Witness(point=tuple(0 for _ in range(d)))
-            unique = []
-        _tick(progress, n - len(unique))
-        if unique and self.screened:
-            self._screened_argmax(unique, evidence, progress, workers)
-        elif unique:
-            F = self.F
-            won, X, rivals = perceptron(F, unique, (F[unique] - F.mean(axis=0)).T,
-                                        block=self.perceptron_block())
-            points = {i: X[:, c] for c, i in enumerate(unique) if won[c]}
-            remaining = self._accept_points(points, evidence, progress)
-            column = {i: c for c, i in enumerate(unique)}
-            for i in remaining:
-                c = column[i]
-                evidence[i] = self._decide_label(i, X[:, c], rivals[c])
-                _tick(progress, 1)
-        return ArgmaxAnalysis(n=n, d=d, evidence=tuple(evidence))
-
-    def _screened_argmax(self, unique: list[int], evidence: list, progress,
-                         workers=None) -> None:
-        """Large heads: whitened proposals screened in float32 (chunks of
-        ``SCREEN_CHUNK`` labels, on ``workers`` if given), then the rest one by one."""
-        from verify.analyze.parallel import Workers
-
-        workers = workers or Workers(self)
-        unique = self._blob_labels(unique, evidence, progress, workers)
-        rows = np.asarray(unique, dtype=np.intp)
-        chunks = [rows[lo:lo + SCREEN_CHUNK] for lo in range(0, rows.size, SCREEN_CHUNK)]
-        results = workers.map(screen_labels, chunks,
-                              lambda r: _tick(progress, len(r[0])))
-        tasks = []
-        for chunk, (found, left, rivals) in zip(chunks, results):
-            for c, point in found.items():
-                evidence[int(chunk[c])] = Witness(point=small_int_tuple(point,
-                                                                        SCREEN_POINT_BITS))
-            tasks.extend((int(chunk[c]), x, rivals[c]) for c, x in left.items())
-        tasks = self._near_duplicate_labels(tasks, evidence, progress, workers)
-        tasks = self._interior_labels(tasks, evidence, progress, workers)
-        for (i, _, _), ev in zip(tasks, workers.map(decide_label, tasks,
-                                                    lambda r: _tick(progress, 1))):
-            evidence[i] = ev
-
-    def _blob_labels(self, unique: list[int], evidence: list, progress, workers) -> list:
-        """Blobs of near-identical rows inside the hull, one support for each blob
-        (:mod:`verify.analyze.blobs`), before the screen, which would spend all its
-        rounds on each member; returns the labels still undecided."""
-        from verify.analyze.blobs import BLOB_MIN_SIZE, certify_blobs, near_duplicate_groups
-        from verify.analyze.simplex import SimplexCertificate
-
-        groups = near_duplicate_groups(self, unique, BLOB_MIN_SIZE)
-        if not groups:
-            return unique
-        found = certify_blobs(self, groups, workers, rest=unique)
-        for i, support in found.items():
-            evidence[i] = SimplexCertificate(support=support)
-        _tick(progress, len(found))
-        return [i for i in unique if evidence[i] is None]
-
-    def _near_duplicate_labels(self, tasks: list, evidence: list, progress,
-                               workers) -> list:
-        """Witnesses for the labels left by the screen whose rows have near duplicates
-        (:mod:`verify.analyze.clusters`); returns the tasks still undecided.
-
-        This comes before the interior pass: a label with a near-duplicate row is
-        usually a hull vertex next to its twin, for which the simplex walk of
-        :mod:`verify.analyze.interior` can only fail, after ``4 (d + 1)`` exchanges
-        (about 16 CPU seconds per label at ``d = 768``), while the cluster witness
-        costs a few products. A label it decides is argmaxable, so no convex weights
-        exist for it: the verdicts are those of the other order.
-        """
-        found = workers.map(cluster_label, tasks)
-        left = []
-        for task, point in zip(tasks, found):
-            if point is None:
-                left.append(task)
-            else:
-                evidence[task[0]] = Witness(point=point)
-        _tick(progress, len(tasks) - len(left))
-        return left
-
-    def _interior_labels(self, tasks: list, evidence: list, progress, workers) -> list:
-        """Convex weights for the labels left by the screen that lie inside the hull
-        (:mod:`verify.analyze.interior`); returns the tasks still undecided."""
-        from verify.analyze.interior import interior_certificates
-        from verify.analyze.simplex import SimplexCertificate
-
-        inside = interior_certificates(self, tasks, workers) if tasks else {}
-        for i, (support, weights, _) in inside.items():
-            evidence[i] = (SimplexCertificate(support=tuple(support)) if weights is None
-                           else _normalised(i, support, weights))
-        _tick(progress, len(inside))
-        return [task for task in tasks if task[0] not in inside]
-
-    def _accept_points(self, points: dict, evidence: list, progress) -> list[int]:
-        """Certify float candidates exactly; return the labels still undecided."""
-        pending = [i for i in points]
+def _decide_label(head: ExactHead, i: int, start, rivals=()) -> Witness | GordanCertificate:
+    # (Labels of screened heads with near-duplicate rows were tried by
+    # cluster_label before they got here.)
+    A = Differences(head, i)
+    others = A.labels
+    # A label that never won is probably inside the hull: look for the convex
+    # combination among the labels that beat it and its nearest rows first.
+    near = np.argsort(A.norms(), kind="stable")[: 2 * head.d + 2]
+    cand = list(dict.fromkeys([A.position(k) for k in rivals if k != i]
+                              + [int(r) for r in near]))
+    support = nnls_support(A.take(cand))
+    if support is not None:
+        cert = label_certificate(head, i, [others[cand[r]] for r in support])
+        if cert is not None:
+            return cert
+    proposal = propose_strict(A, start=start)
+    if proposal is None and start is not None:
+        # The rows that fail at the screen's point can lead the active set astray
+        # (measured on a trained head: the program then gave up where the plain
+        # start finds a witness in a few seconds), and the exact method costs far
+        # more than a second program.
+        proposal = propose_strict(A)
+    for early in (EARLY_MARGIN, None):
+        if proposal is None or proposal[0] != "point":
+            break
         for bits in POINT_BITS:
-            if not pending:
-                break
-            ints = [_round_point(points[i], bits) for i in pending]
-            ok = [p is not None for p in ints]
-            labels = [i for i, good in zip(pending, ok) if good]
-            cands = [p for p in ints if p is not None]
-            passed = set()
-            for c, (i, won) in enumerate(zip(labels, self.wins(cands, labels))):
-                if won:
-                    evidence[i] = Witness(point=tuple(cands[c]))
-                    passed.add(i)
-            _tick(progress, len(passed))
-            pending = [i for i in pending if i not in passed]
-        return [i for i in range(self.labels) if evidence[i] is None]
-
-    def _decide_label(self, i: int, start, rivals=()) -> Witness | GordanCertificate:
-        # (Labels of screened heads with near-duplicate rows were tried by
-        # cluster_label before they got here.)
-        A = Differences(self, i)
-        others = A.labels
-        # A label that never won is probably inside the hull: look for the convex
-        # combination among the labels that beat it and its nearest rows first.
-        near = np.argsort(A.norms(), kind="stable")[: 2 * self.d + 2]
-        cand = list(dict.fromkeys([A.position(k) for k in rivals if k != i]
-                                  + [int(r) for r in near]))
-        support = nnls_support(A.take(cand))
-        if support is not None:
-            cert = self.label_certificate(i, [others[cand[r]] for r in support])
+            p = _round_point(proposal[1], bits)
+            if p is not None and head.wins([p], [i])[0]:
+                return Witness(point=tuple(p))
+        if early is not None:
+            # A point short of the optimum did not survive rounding: the optimum.
+            proposal = propose_strict(A, start=start, early=None)
+    if proposal is not None:
+        kind, value = proposal
+        if kind == "support":
+            support = [others[r] for r in value]
+            cert = label_certificate(head, i, support)
             if cert is not None:
                 return cert
-        proposal = propose_strict(A, start=start)
-        if proposal is None and start is not None:
-            # The rows that fail at the screen's point can lead the active set astray
-            # (measured on a trained head: the program then gave up where the plain
-            # start finds a witness in a few seconds), and the exact method costs far
-            # more than a second program.
-            proposal = propose_strict(A)
-        for early in (EARLY_MARGIN, None):
-            if proposal is None or proposal[0] != "point":
-                break
-            for bits in POINT_BITS:
-                p = _round_point(proposal[1], bits)
-                if p is not None and self.wins([p], [i])[0]:
-                    return Witness(point=tuple(p))
-            if early is not None:
-                # A point short of the optimum did not survive rounding: the optimum.
-                proposal = propose_strict(A, start=start, early=None)
-        if proposal is not None:
-            kind, value = proposal
-            if kind == "support":
-                support = [others[r] for r in value]
-                cert = self.label_certificate(i, support)
-                if cert is not None:
-                    return cert
-        return self._exact_label(i)
+    return _exact_label(head, i)
 
-    def proposal(self, i: int, skip: Sequence[int] = (), start=None):
-        """The cutting-plane program of :func:`propose_strict` for label ``i`` against the
-        rows other than ``i`` and ``skip``: ``("point", x)``, ``("support", labels)`` or
-        None. A float proposal only."""
-        A = Differences(self, i, skip=skip)
-        found = propose_strict(A, start=start)
-        if found is not None and found[0] == "support":
-            return ("support", [A.labels[r] for r in found[1]])
-        return found
 
-    def label_certificate(self, i: int, support: Sequence[int]) -> GordanCertificate | None:
-        """Exact convex weights ``w_i = sum lambda_k w_k`` on ``support``, if they exist."""
-        if len(support) >= LIFTING_MIN_SUPPORT:
-            from verify.analyze.interior import exact_weights
+def label_certificate(head: ExactHead, i: int, support: Sequence[int]) -> GordanCertificate | None:
+    """Exact convex weights ``w_i = sum lambda_k w_k`` on ``support``, if they exist."""
+    if len(support) >= LIFTING_MIN_SUPPORT:
+        from verify.analyze.interior import exact_weights
 
-            # The same weights as the null space when the system has one solution.
-            found = exact_weights(self, [i], support)[0]
-            if found is not None:
-                return _normalised(i, support, found[0])
-        zi = self.Z[i]
-        diffs = [[a - b for a, b in zip(zi, self.Z[k])] for k in support]
-        cols = [list(col) for col in zip(*diffs)]
-        basis = integer_nullspace(cols) if support else []
-        y = None
-        if len(basis) == 1:
-            y = basis[0] if sum(basis[0]) > 0 else [-v for v in basis[0]]
-            if any(v < 0 for v in y) or not any(y):
-                y = None
-        if y is None and support:
-            # A degenerate support: the exact simplex on these few rows decides.
-            ev = strict_feasibility(diffs)
-            if not isinstance(ev, GordanCertificate):
-                return None
-            y = [fmpq(0)] * len(support)
-            for r, v in ev.multipliers:
-                y[r] = fmpq(v)
-        return _normalised(i, support, y)
+        # The same weights as the null space when the system has one solution.
+        found = exact_weights(head, [i], support)[0]
+        if found is not None:
+            return _normalised(i, support, found[0])
+    zi = head.Z[i]
+    diffs = [[a - b for a, b in zip(zi, head.Z[k])] for k in support]
+    cols = [list(col) for col in zip(*diffs)]
+    basis = integer_nullspace(cols) if support else []
+    y = None
+    if len(basis) == 1:
+        y = basis[0] if sum(basis[0]) > 0 else [-v for v in basis[0]]
+        if any(v < 0 for v in y) or not any(y):
+            y = None
+    if y is None and support:
+        # A degenerate support: the exact simplex on these few rows decides.
+        ev = strict_feasibility(diffs)
+        if not isinstance(ev, GordanCertificate):
+            return None
+        y = [fmpq(0)] * len(support)
+        for r, v in ev.multipliers:
+            y[r] = fmpq(v)
+    return _normalised(i, support, y)
 
-    def _exact_label(self, i: int) -> Witness | GordanCertificate:
-        others = [k for k in range(self.n) if k != i]
-        zi = self.Z[i]
-        rows = [[a - b for a, b in zip(zi, self.Z[k])] for k in others]
-        ev = strict_feasibility(rows)
-        if isinstance(ev, Witness):
-            return Witness(point=_integral(ev.point))
-        support = [others[r] for r, _ in ev.multipliers]
-        return _normalised(i, support, [y for _, y in ev.multipliers])
+
+def _exact_label(head: ExactHead, i: int) -> Witness | GordanCertificate:
+    others = [k for k in range(head.n) if k != i]
+    zi = head.Z[i]
+    rows = [[a - b for a, b in zip(zi, head.Z[k])] for k in others]
+    ev = strict_feasibility(rows)
+    if isinstance(ev, Witness):
+        return Witness(point=_integral(ev.point))
+    support = [others[r] for r, _ in ev.multipliers]
+    return _normalised(i, support, [y for _, y in ev.multipliers])
 
 
 def _cluster_point(head: ExactHead, i: int, start, partner: int | None = None):
@@ -851,7 +416,7 @@ def _cluster_point(head: ExactHead, i: int, start, partner: int | None = None):
 
 
 def screen_labels(head: ExactHead, labels: np.ndarray):
-    """One chunk of :meth:`ExactHead.argmax` for large heads (a task of
+    """One chunk of :func:`argmaxable_labels` for large heads (a task of
     :class:`verify.analyze.parallel.Workers`): ``(found, left, rivals)`` of
     :func:`verify.analyze.screen.screened_relaxation`, ``rivals`` only for ``left``."""
     directions = head.mahalanobis()
@@ -872,64 +437,7 @@ def cluster_label(head: ExactHead, task):
 def decide_label(head: ExactHead, task) -> Witness | GordanCertificate:
     """Label ``i`` of ``task = (i, start, rivals)`` by the per-label methods."""
     i, start, rivals = task
-    return head._decide_label(i, start, rivals)
-
-
-class Differences:
-    """The rows ``f_i - f_k`` (``k != i``, or ``k`` not in ``skip``) of a head, never stored.
-
-    What the float proposals need of the ``(n - 1) x d`` matrix ``A`` of differences,
-    in ``O(n + d)`` memory besides the head: the row norms, products ``A z``, and a few
-    rows at a time (``take``). Row ``r`` of ``A`` is label ``labels[r]``.
-    """
-
-    def __init__(self, head, i: int, skip=()):
-        self.F, self.i = head.F, i
-        excluded = {i, *skip}
-        self.labels = [k for k in range(head.n) if k not in excluded]
-        self._index = np.array(self.labels, dtype=np.intp)
-        self._position = None
-        self.shape = (len(self.labels), head.d)
-        # Small heads keep the matrix (the same floats as forming it explicitly).
-        small = 8 * head.n * head.d <= head.budget.block_bytes // 4
-        self.dense = self.F[i] - self.F[self._index] if small else None
-
-    def position(self, k: int) -> int:
-        if self._position is None:
-            self._position = {k: r for r, k in enumerate(self.labels)}
-        return self._position[k]
-
-    def take(self, rows) -> np.ndarray:
-        rows = np.asarray(rows, dtype=np.intp)
-        if self.dense is not None:
-            return self.dense[rows]
-        return self.F[self.i] - self.F[self._index[rows]]
-
-    def __matmul__(self, z) -> np.ndarray:
-        z = np.asarray(z, dtype=np.float64)
-        if self.dense is not None:
-            return self.dense @ z
-        return (self.F[self.i] @ z) - (self.F @ z)[self._index]
-
-    def norms(self, along=None) -> np.ndarray:
-        """Norms of the rows, or of their components orthogonal to ``along``.
-
-        ``|f_i - f_k|^2 = |f_i|^2 - 2 f_i . f_k + |f_k|^2`` loses accuracy to
-        cancellation for nearly equal rows; these norms only rank candidates.
-        """
-        if self.dense is not None:
-            A = self.dense
-            vv = None if along is None else float(along @ along)
-            if vv:
-                A = A - np.outer(A @ along, along) / vv
-            return np.linalg.norm(A, axis=1)
-        Fi = self.F[self.i]
-        sq = np.einsum("ij,ij->i", self.F, self.F)[self._index]
-        out = sq - 2.0 * (self.F @ Fi)[self._index] + float(Fi @ Fi)
-        vv = None if along is None else float(along @ along)
-        if vv and np.isfinite(vv):
-            out = out - (self @ along) ** 2 / vv
-        return np.sqrt(np.maximum(out, 0.0))
+    return _decide_label(head, i, start, rivals)
 
 
 def _normalised(i, support, y) -> GordanCertificate:
@@ -947,363 +455,27 @@ def _integral(point) -> tuple:
     return tuple(v // g for v in ints) if g > 1 else tuple(ints)
 
 
-def _round_point(x, bits: int):
-    """The float point scaled to ``2^bits`` and rounded to integers (None if zero)."""
-    x = np.asarray(x, dtype=np.float64)
-    scale = float(np.max(np.abs(x))) if x.size else 0.0
-    if not np.isfinite(scale) or scale == 0.0:
-        return None
-    ints = [int(v) for v in np.rint(x / scale * 2.0 ** bits)]
-    if not any(ints):
-        return None
-    g = gcd(*ints)
-    return [v // g for v in ints] if g > 1 else ints
-
-
-def _tick(progress, k: int) -> None:
-    if progress is not None and k:
-        progress.update(k)
-
-
-# --- float proposals ---------------------------------------------------------------------
-
-def perceptron(F: np.ndarray, labels, X0: np.ndarray, *, partners=None, normals=None,
-               rounds: int = PERCEPTRON_ROUNDS, block: int | None = None):
-    """Float inputs under which ``labels[c]`` seems to win, for many columns at once.
-
-    The relaxation method of Agmon and of Motzkin & Schoenberg (1954) per column ``c``:
-    while some label ``k`` scores at least as high as ``i = labels[c]`` at ``x_c``,
-    reflect ``x_c`` across the hyperplane ``(w_i - w_k) . x = 0`` of the most violated
-    inequality (over-relaxed projection, factor ``RELAXATION``). With
-    ``partners`` (a second label ``j`` per column, ignored as a rival) and ``normals``
-    (unit vectors ``v_c``) the points stay on the hyperplanes ``v_c . x = 0`` (every step
-    is projected onto them): that searches for inputs where ``i`` and ``j`` tie on top.
-
-    Returns ``(won, X, rivals)``: a boolean array (the column's label won in floating
-    point at ``X[:, c]``), the final points, and per column the list of labels that beat
-    it on the way (candidates for a dependency when it never wins). It only proposes;
-    the caller certifies every point exactly.
-
-    Columns are independent: they are processed ``block`` at a time (default: all), so
-    the products take ``O(n block)`` memory.
-    """
-    labels = np.asarray(labels)
-    m = labels.size
-    X = np.array(X0, dtype=np.float64, copy=True)
-    won_all = np.zeros(m, dtype=bool)
-    rivals: list[list[int]] = [[] for _ in range(m)]
-    if partners is not None:
-        partners = np.asarray(partners)
-    step = m if not block else block
-    for lo in range(0, m, max(1, step)):
-        _relax(F, labels, X, np.arange(lo, min(m, lo + step)), won_all, rivals, partners,
-               normals, rounds)
-    return won_all, X, [list(dict.fromkeys(r)) for r in rivals]
-
-
-def _relax(F, labels, X, active, won_all, rivals, partners, normals, rounds) -> None:
-    """The rounds of :func:`perceptron` for the columns ``active`` (updated in place)."""
-    for _ in range(rounds):
-        if not active.size:
-            break
-        lab = labels[active]
-        S = F @ X[:, active]
-        cols = np.arange(active.size)
-        own = S[lab, cols].copy()
-        scale = np.abs(S).max(axis=0)
-        S[lab, cols] = -np.inf
-        if partners is not None:
-            S[partners[active], cols] = -np.inf
-        rival = S.argmax(axis=0)
-        best = S[rival, cols]
-        won = best < own - 1e-12 * scale
-        won_all[active[won]] = True
-        for a, r in zip(active[~won], rival[~won]):
-            rivals[a].append(int(r))
-        keep = ~won
-        # A small push keeps exact ties (excess 0) from stalling.
-        excess = (best - own + 1e-9 * scale)[keep]
-        active, rival = active[keep], rival[keep]
-        if not active.size:
-            break
-        lab = labels[active]
-        g = F[lab] - F[rival]
-        if normals is not None:
-            V = normals[active]
-            g -= V * np.sum(g * V, axis=1)[:, None]
-        gg = np.sum(g * g, axis=1)
-        # A rival parallel to the constraint plane gives no direction: no step.
-        flat = gg <= 1e-24
-        gg[flat] = 1.0
-        excess[flat] = 0.0
-        # Over-relaxed projection onto the violated half-space g . x >= 0.
-        Y = X[:, active] + (g * (RELAXATION * excess / gg)[:, None]).T
-        # The problem is homogeneous: rescaling keeps the numbers tame.
-        norms = np.linalg.norm(Y, axis=0)
-        good = np.isfinite(norms) & (norms > 0)
-        Y[:, good] /= norms[good]
-        X[:, active[good]] = Y[:, good]
-
-
-def nnls_support(A: np.ndarray, eq: np.ndarray | None = None) -> list[int] | None:
-    """Float proposal of a dependency ``sum y_k a_k + t eq = 0``, ``y >= 0``, ``sum y = 1``.
-
-    The rows are projected onto ``eq^perp`` (which removes ``t``) and scaled to unit
-    length (a positive scaling keeps the support of a dependency); then the
-    Lawson-Hanson non-negative least squares method (scipy's ``nnls``) minimises
-    ``|sum y_k a_k|^2 + (sum y_k - 1)^2``. A zero residual gives a solution whose
-    support has linearly independent columns, so at most ``d + 1`` rows. Returns the
-    support (indices into ``A``) or None.
-    """
-    from scipy.optimize import nnls
-
-    if A.shape[0] == 0:
-        return None
-    B = np.array(A, dtype=np.float64, copy=True)
-    if eq is not None:
-        ne = float(np.linalg.norm(eq))
-        if ne > 0:
-            e = eq / ne
-            B -= np.outer(B @ e, e)
-    norms = np.linalg.norm(B, axis=1)
-    zero = np.nonzero(norms == 0)[0]
-    if zero.size:
-        return [int(zero[0])]
-    B /= norms[:, None]
-    M = np.vstack([B.T, np.ones((1, B.shape[0]))])
-    b = np.zeros(M.shape[0])
-    b[-1] = 1.0
-    try:
-        y, residual = nnls(M, b, maxiter=50 * M.shape[1])
-    except RuntimeError:  # pragma: no cover - iteration limit
-        return None
-    if residual > 1e-9 or not np.any(y > 0):
-        return None
-    top = float(y.max())
-    return [r for r in range(y.size) if y[r] > 1e-9 * top]
-
-
-def propose_strict(A: np.ndarray, eq: np.ndarray | None = None, start=None,
-                   max_rounds: int = 60, early: float | None = EARLY_MARGIN):
-    """Float proposal for ``A z > 0`` (and ``eq . z = 0``): a point or a dependency.
-
-    A cutting-plane linear program over the rows ``a_k`` (scaled to unit length) of an
-    active set: maximise ``t`` subject to ``a_k . z >= t``, ``eq . z = 0``,
-    ``-1 <= z <= 1``, ``t <= 1``; the rows the optimum violates join the active set
-    until none does, or until every row has a margin of at least ``early`` times the
-    optimum ``t`` (None: only at the optimum). The program is solved as its dual,
-
-        minimise  sum_j (p_j + q_j) + s
-        subject to  p - q - sum_k y_k a_k - mu eq = 0,   sum_k y_k + s = 1,
-                    y, p, q, s >= 0  (mu free),
-
-    whose ``d + 1`` rows keep the simplex basis small however many rows are active; a
-    new row of the cutting planes is a new column here, so HiGHS's simplex starts each
-    round from the last basis (Dantzig & Wolfe's column generation). The point ``z``
-    is the dual value of the first ``d`` rows, the optimum ``t`` the objective; at
-    ``t <= 0`` the weights ``y`` are a dependency ``sum y_k a_k + mu eq = 0``.
-
-    Returns ``("point", z)`` (``z`` a float array), ``("support", rows)`` (indices into
-    ``A``, at most ``d + 1``), or ``None`` if the solver gave up. Nothing returned is
-    trusted: the caller certifies.
-    """
-    N, d = A.shape
-    if N == 0:
-        return ("point", np.ones(d))
-    if isinstance(A, np.ndarray):
-        A = _Dense(A)
-    raw_norms = A.norms()
-    norms = raw_norms.copy()
-    norms[norms == 0] = 1.0
-    # The rows scaled to unit length; kept only when A itself is.
-    An = None if A.dense is None else A.dense / norms[:, None]
-
-    def unit_products(z):
-        return An @ z if An is not None else (A @ z) / norms
-
-    e = None
-    if eq is not None:
-        ne = float(np.linalg.norm(eq))
-        e = eq / ne if ne > 0 else None
-    k0 = min(N, max(2 * d + 2, 8))
-    if start is not None and np.all(np.isfinite(start)) and np.any(start):
-        first = np.argsort(unit_products(np.asarray(start, dtype=np.float64)))[:k0]
-    else:
-        first = np.argsort(raw_norms)[:k0]
-    active = list(dict.fromkeys(int(r) for r in first))
-    lp = _ColumnProgram(d, e)
-    lp.add(An[active] if An is not None else A.take(active) / norms[active][:, None])
-    for _ in range(max_rounds):
-        found = lp.solve()
-        if found is None:
-            return None
-        z, t, y = found
-        if t <= 1e-10:
-            top = float(y.max()) if y.size else 0.0
-            if top <= 0:
-                return None
-            return ("support", [active[r] for r in range(y.size) if y[r] > 1e-9 * top])
-        margins = unit_products(z)
-        if early is not None and margins.min() > early * t:
-            return ("point", z)
-        inside = set(active)
-        order = np.argsort(margins)
-        new = [int(r) for r in order[: 4 * d + 8]
-               if margins[r] < t * (1 - 1e-9) and int(r) not in inside][: max(d, 4)]
-        if not new:
-            return ("point", z)
-        active.extend(new)
-        lp.add(An[new] if An is not None else A.take(new) / norms[new][:, None])
-    return None
-
-
-_HIGHS_GREETED = False
-
-
-def _quiet_highs(highspy):
-    """A ``highspy.Highs`` with its log off. Its constructor writes a banner to file
-    descriptor 1, once per process and before any option can be set: that first
-    construction runs with descriptor 1 on ``/dev/null``, so that no output of ours
-    (a JSON report on stdout, say) ever carries it."""
-    global _HIGHS_GREETED
-    if _HIGHS_GREETED:
-        h = highspy.Highs()
-    else:
-        sys.stdout.flush()
-        saved = os.dup(1)
-        try:
-            with open(os.devnull, "wb") as null:
-                os.dup2(null.fileno(), 1)
-                h = highspy.Highs()
-        finally:
-            os.dup2(saved, 1)
-            os.close(saved)
-        _HIGHS_GREETED = True
-    h.setOptionValue("output_flag", False)
-    return h
-
-
-class _ColumnProgram:
-    """The dual program of :func:`propose_strict` in HiGHS (``highspy``), one column
-    ``y_k`` per active row, kept between rounds so that each solve starts from the
-    last basis."""
-
-    def __init__(self, d: int, e):
-        import highspy
-
-        self.highspy, self.d = highspy, d
-        h = self.h = _quiet_highs(highspy)
-        # New columns leave the last basis primal feasible, yet HiGHS's dual simplex
-        # re-solves about twice as fast as its primal one on trained heads (measured).
-        h.setOptionValue("simplex_strategy", 1)
-        inf = highspy.kHighsInf
-        rhs = np.zeros(d + 1)
-        rhs[d] = 1.0
-        h.addRows(d + 1, rhs, rhs, 0, np.zeros(d + 1, dtype=np.int32),
-                  np.zeros(0, dtype=np.int32), np.zeros(0))
-        # p_j (+1 in row j), q_j (-1 in row j), s (+1 in row d), and mu (e, free).
-        rows = np.r_[np.arange(d), np.arange(d), d].astype(np.int32)
-        vals = np.r_[np.ones(d), -np.ones(d), 1.0]
-        k = 2 * d + 1
-        h.addCols(k, np.ones(k), np.zeros(k), np.full(k, inf), k,
-                  np.arange(k, dtype=np.int32), rows, vals)
-        self.fixed = k
-        if e is not None:
-            nz = np.flatnonzero(e).astype(np.int32)
-            h.addCols(1, np.zeros(1), np.full(1, -inf), np.full(1, inf), nz.size,
-                      np.zeros(1, dtype=np.int32), nz, -e[nz])
-            self.fixed += 1
-
-    def add(self, rows: np.ndarray) -> None:
-        """Columns ``(-a_k, 1)`` for the unit rows ``a_k`` of ``rows``."""
-        k, d = rows.shape[0], self.d
-        M = np.hstack([-rows, np.ones((k, 1))])
-        self.h.addCols(k, np.zeros(k), np.zeros(k), np.full(k, self.highspy.kHighsInf),
-                       k * (d + 1), (np.arange(k) * (d + 1)).astype(np.int32),
-                       np.tile(np.arange(d + 1, dtype=np.int32), k), M.ravel())
-
-    def solve(self):
-        """``(z, t, y)`` at the optimum, or None if HiGHS did not reach one."""
-        h = self.h
-        h.run()
-        if h.getModelStatus() != self.highspy.HighsModelStatus.kOptimal:
-            return None
-        sol = h.getSolution()
-        z = np.array(sol.row_dual[: self.d])
-        y = np.array(sol.col_value[self.fixed:])
-        return z, float(h.getInfo().objective_function_value), y
-
-
-class _Dense:
-    """An explicit matrix with the interface of :class:`Differences`."""
-
-    def __init__(self, A: np.ndarray):
-        self.dense, self.shape = A, A.shape
-
-    def take(self, rows) -> np.ndarray:
-        return self.dense[np.asarray(rows, dtype=np.intp)]
-
-    def __matmul__(self, z) -> np.ndarray:
-        return self.dense @ z
-
-    def norms(self) -> np.ndarray:
-        return np.linalg.norm(self.dense, axis=1)
-
-
 # --- rows with square roots ------------------------------------------------------------
 
-class FieldHead:
-    """Rows with entries in ``Q(sqrt r_1, sqrt r_2, ...)`` (:class:`SqrtSum`).
-
-    Every question is answered by the exact simplex method over that ordered field;
-    meant for the small matrices of the paper's examples.
-    """
-
-    def __init__(self, rows):
-        from verify.io.errors import TooLargeError
-        from verify.numbers.sqrt_sum import SqrtSum, as_sqrt_sum
-
-        if len(rows) > FIELD_MAX_LABELS:
-            raise TooLargeError(
-                f"entries with square roots are analysed for at most {FIELD_MAX_LABELS} "
-                f"labels (this matrix has {len(rows)}); every question is an exact "
-                "simplex run over Q(sqrt ...)")
-        self.one = SqrtSum(1)
-        self.rows = [[as_sqrt_sum(x) for x in row] for row in rows]
-        self.n, self.d = len(self.rows), len(self.rows[0])
-        self.labels = self.n
-        self.F = np.array([[float(x) for x in row] for row in self.rows], dtype=np.float64)
-
-    def strict(self, rows):
-        from verify.lp.field_simplex import strict_feasibility_over
-
-        if not rows:
-            return Witness(point=tuple(self.one - self.one for _ in range(self.d)))
-        if not rows[0]:
-            # Zero columns: only z = () exists and every row is 0 . z = 0.
-            return GordanCertificate(multipliers=((0, self.one),))
-        zero_rows = [r for r, row in enumerate(rows) if all(x == 0 for x in row)]
-        if zero_rows:
-            return GordanCertificate(multipliers=((zero_rows[0], self.one),))
-        return strict_feasibility_over(rows, self.one)
-
-    def argmax(self, progress=None, workers=None) -> ArgmaxAnalysis:
-        evidence = []
-        for i in range(self.n):
-            others = [k for k in range(self.n) if k != i]
-            rows = [[a - b for a, b in zip(self.rows[i], self.rows[k])] for k in others]
-            ev = self.strict(rows)
-            if isinstance(ev, GordanCertificate):
-                support = [others[r] for r, _ in ev.multipliers]
-                total = sum((y for _, y in ev.multipliers), self.one - self.one)
-                ev = GordanCertificate(multipliers=tuple(
-                    (k, y / total) for k, (_, y) in zip(support, ev.multipliers)))
-            evidence.append(ev)
-            _tick(progress, 1)
-        return ArgmaxAnalysis(n=self.n, d=self.d, evidence=tuple(evidence))
+def _field_argmax(head: FieldHead, progress=None) -> ArgmaxAnalysis:
+    """Every label of a head with square roots, by the exact simplex method over its
+    field (:meth:`verify.analyze.head.FieldHead.strict`)."""
+    evidence = []
+    for i in range(head.n):
+        others = [k for k in range(head.n) if k != i]
+        rows = [[a - b for a, b in zip(head.rows[i], head.rows[k])] for k in others]
+        ev = head.strict(rows)
+        if isinstance(ev, GordanCertificate):
+            support = [others[r] for r, _ in ev.multipliers]
+            total = sum((y for _, y in ev.multipliers), head.one - head.one)
+            ev = GordanCertificate(multipliers=tuple(
+                (k, y / total) for k, (_, y) in zip(support, ev.multipliers)))
+        evidence.append(ev)
+        _tick(progress, 1)
+    return ArgmaxAnalysis(n=head.n, d=head.d, evidence=tuple(evidence))
 
 
-def argmaxable_labels(W, *, progress=None) -> ArgmaxAnalysis:
+def argmaxable_labels(W, *, progress=None, workers=None) -> ArgmaxAnalysis:
     """Decide for every label whether it can be the strict argmax, with exact evidence.
 
     Parameters
@@ -1311,11 +483,16 @@ def argmaxable_labels(W, *, progress=None) -> ArgmaxAnalysis:
     W : rows of exact numbers (int, Fraction, fmpq, or :class:`SqrtSum`), or a head
         from :func:`make_head`.
     progress : an object with ``update(k)`` (a tqdm bar), or None.
+    workers : the :class:`~verify.analyze.parallel.Workers` that share the chunks of a
+        large head, or None (made here when needed).
 
     Returns
     -------
     ArgmaxAnalysis
         Every witness and certificate has been checked exactly.
     """
-    return make_head(W).argmax(progress)
+    head = make_head(W)
+    if isinstance(head, FieldHead):
+        return _field_argmax(head, progress)
+    return _exact_argmax(head, progress, workers)
 

@@ -78,9 +78,9 @@ from typing import Sequence
 import numpy as np
 from flint import fmpq
 
-from verify.analyze.argmax import (
+from verify.analyze.argmax import ArgmaxAnalysis, argmaxable_labels
+from verify.analyze.head import (
     INT64_BITS,
-    ArgmaxAnalysis,
     ExactHead,
     _bit_length,
     _dot,
@@ -389,7 +389,7 @@ def argmaxable_with_bias(W, b) -> ArgmaxAnalysis:
     rows (module docstring).
     """
     head = W if isinstance(W, ExactHead) else bias_head(W, b)
-    return _argmax_of(head, head.argmax())
+    return _argmax_of(head, argmaxable_labels(head))
 
 
 def tie_pairs_with_bias(W, b, pairs=None) -> TieAnalysis:
@@ -400,7 +400,7 @@ def tie_pairs_with_bias(W, b, pairs=None) -> TieAnalysis:
     :func:`is_bias_no_tie_certificate`, or :class:`~verify.analyze.simplex.SimplexNoTie`.
     """
     head = W if isinstance(W, ExactHead) else bias_head(W, b)
-    return _ties_of(head, _lifted_ties(head, head.argmax(), pairs))
+    return _ties_of(head, _lifted_ties(head, argmaxable_labels(head), pairs))
 
 
 def _lifted_ties(head: ExactHead, argmax: ArgmaxAnalysis, pairs, rays=None,

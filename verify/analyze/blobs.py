@@ -25,7 +25,7 @@ Algorithm
    a grouping: a blob cut by a cell boundary is two groups, and nothing is decided
    from it.
 2. **Proposal** for each group of at least ``BLOB_MIN_SIZE`` labels: the cutting-plane
-   linear program of :meth:`verify.analyze.argmax.ExactHead.proposal` for the group's first
+   linear program of :func:`verify.analyze.proposals.label_proposal` for the group's first
    label against the rows outside the group (scipy's HiGHS on an active set of rows,
    never the whole head at once). An infeasible program gives a support ``S`` (a basic
    solution, at most ``d + 1`` rows); a feasible one says that the blob reaches the
@@ -41,7 +41,7 @@ Heads with a bias are handled as everywhere else, through their floor rows
 Example
 -------
 >>> import numpy as np
->>> from verify.analyze.argmax import make_head
+>>> from verify.analyze.head import make_head
 >>> W = np.array([[0, 0], [8, 0], [0, 8], [8, 8], [3, 3], [3, 3], [3, 3]]) * 2**20
 >>> W[5, 0] += 1; W[6, 1] += 1  # three rows a relative 10^-7 apart
 >>> head = make_head(W)
@@ -57,6 +57,8 @@ from typing import Sequence
 
 import numpy as np
 from threadpoolctl import threadpool_limits
+
+from verify.analyze.proposals import label_proposal
 
 __all__ = ["BLOB_MIN_SIZE", "BLOB_RELATIVE", "blob_support", "certify_blob", "certify_blobs",
            "near_duplicate_groups", "prove_members", "stragglers"]
@@ -107,8 +109,8 @@ def blob_support(head, group: Sequence[int], min_size: int = BLOB_MIN_SIZE):
         return None
     lead = group[0]
     with threadpool_limits(limits=1, user_api="blas"):
-        proposal = head.proposal(lead, skip=group[1:],
-                                 start=head.F[lead] - head.F.mean(axis=0))
+        proposal = label_proposal(head, lead, skip=group[1:],
+                                  start=head.F[lead] - head.F.mean(axis=0))
     if proposal is None or proposal[0] != "support":
         return None
     support = tuple(sorted(int(k) for k in proposal[1]))

@@ -191,7 +191,7 @@ def analyze_certificate_arrays(result, W, bias=None) -> tuple[dict, dict]:
     (lists of) Python ints; ``facts`` holds ``n``, ``d``, ``scale`` and ``bias``.
     Raises :class:`UnsupportedHead` for heads with square roots.
     """
-    from verify.analyze.argmax import ExactHead
+    from verify.analyze.head import ExactHead
 
     n, d = result.n, result.d
     lifted = getattr(result, "lifted", None)

@@ -38,7 +38,7 @@ integer that clears the denominators (for one row this is the move of
 :func:`verify.analyze.screen.tie_point`).
 
 Nothing here is a verdict on its own: :func:`cluster_witness` returns ``x`` only after
-the exact check :meth:`verify.analyze.argmax.ExactHead.wins` has accepted it (the
+the exact check :meth:`verify.analyze.head.ExactHead.wins` has accepted it (the
 float64 error bound with the exact integer fallback; the cluster's margins, far below
 the float bound, are computed in Python integers there). When a step fails (``V``
 degenerate, the cluster not on top at ``x_0``, the check), it returns None and the
@@ -50,7 +50,7 @@ per label at ``d = 256`` and 0.4 s at ``d = 768`` (the LP took 30 s and more tha
 Example
 -------
 >>> import numpy as np
->>> from verify.analyze.argmax import make_head
+>>> from verify.analyze.head import make_head
 >>> W = np.array([[4, 0], [0, 4], [-4, 0], [0, -4], [4, 0]], dtype=np.int64) << 20
 >>> W[4, 1] = 1  # w_4 = w_0 + (0, 1): a near duplicate, a relative 2^-22 away
 >>> head = make_head(W)
@@ -161,7 +161,7 @@ def cluster_witness(head, i: int, cluster, start, partner: int | None = None,
 
     ``cluster`` lists the labels to be beaten by a hair, ``start`` a float point at
     which they, ``i`` (and ``partner``) score above every other label. The point is
-    returned only when :meth:`~verify.analyze.argmax.ExactHead.wins` accepts it.
+    returned only when :meth:`~verify.analyze.head.ExactHead.wins` accepts it.
     """
     x = np.asarray(start, dtype=np.float64)
     if not (np.all(np.isfinite(x)) and np.any(x)):

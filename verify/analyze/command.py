@@ -133,7 +133,7 @@ class TensorRows:
     """A :class:`verify.io.checkpoint.LoadedTensor` seen as a row-sliceable matrix.
 
     ``rows[lo:hi]`` maps and widens only those rows (exactly), which is all that
-    :meth:`verify.analyze.argmax.ExactHead.from_array` needs.
+    :meth:`verify.analyze.head.ExactHead.from_array` needs.
     """
 
     def __init__(self, tensor):
@@ -276,7 +276,8 @@ def run_analyze(args) -> int:
 
 
 def _run_analyze(args, profile) -> int:
-    from verify.analyze.report import analyze, format_text, magnitude, to_json
+    from verify.analyze.cells import magnitude
+    from verify.analyze.report import analyze, format_text, to_json
 
     progress = _progress(args.quiet)
     if profile is not None:
@@ -303,7 +304,7 @@ def _run_analyze(args, profile) -> int:
         except ImportError:
             raise InputError("--plot needs matplotlib: python -m pip install -e "
                              "'.[plot]'") from None
-    from verify.analyze.argmax import ExactHead
+    from verify.analyze.head import ExactHead
     from verify.analyze.memory import MemoryBudget, default_budget
 
     budget = (MemoryBudget(int(args.memory * 1e9)) if args.memory is not None

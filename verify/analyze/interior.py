@@ -60,7 +60,7 @@ replaces took 6-7 s at ``d = 512`` and minutes at ``d = 768``.
 Example
 -------
 >>> import numpy as np
->>> from verify.analyze.argmax import make_head
+>>> from verify.analyze.head import make_head
 >>> head = make_head(np.array([[0, 0], [4, 0], [0, 4], [1, 1], [5, 5]]))
 >>> interior_certificates(head, [(3, None, ())])  # w_3 = (2 w_0 + w_1 + w_2) / 4
 {3: ((0, 1, 2), [2, 1, 1], 4)}
@@ -603,7 +603,7 @@ def interior_certificates(head, tasks, workers=None) -> dict:
     """Exact convex weights for the labels of ``tasks`` that lie inside the hull.
 
     ``tasks`` are ``(i, start, rivals)`` as left by the screen of
-    :meth:`verify.analyze.argmax.ExactHead.argmax`. Labels are grouped by
+    :func:`verify.analyze.argmax.argmaxable_labels`. Labels are grouped by
     :func:`clusters`; a cluster whose first label was beaten in the screen only by its
     own near-duplicates is skipped (it is most likely a hull vertex hidden by a twin,
     which the per-label methods decide). Returns ``{label: (support, Y, D)}`` (the

@@ -19,7 +19,7 @@ starts its worker processes with ``OPENBLAS_NUM_THREADS=1`` and the like already
 Example
 -------
 >>> import numpy as np
->>> from verify.analyze.argmax import make_head
+>>> from verify.analyze.head import make_head
 >>> head = make_head(np.eye(3, dtype=np.int64))
 >>> with Workers(head, jobs=1) as workers:
 ...     workers.map(lambda h, k: h.n + k, [1, 2])

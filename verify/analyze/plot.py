@@ -73,7 +73,8 @@ def plot_head(W, path, *, argmax=None, ties=None, names: Sequence[str] | None = 
         from matplotlib.lines import Line2D
     except ImportError:
         raise InputError("--plot needs matplotlib: python -m pip install -e '.[plot]'") from None
-    from verify.analyze.argmax import argmaxable_labels, make_head
+    from verify.analyze.argmax import argmaxable_labels
+    from verify.analyze.head import make_head
     from verify.analyze.ties import tie_pairs
 
     head = make_head(W)

@@ -1,61 +1,50 @@
-r"""What cosine similarity says about a softmax head next to what the head can do.
+r"""The whole analysis of a head, and its text and JSON reports.
 
-Mathematics
------------
-For each label ``i`` with a non-zero row, its *nearest neighbours by cosine* are the
-labels ``k`` with the largest ``cos(w_i, w_k) = w_i . w_k / (|w_i| |w_k|)``. Nielsen &
-Grivas (App. C.2) observe that these are in general not the labels that ``i`` *competes
-with*: the labels it can be tied with for the highest probability (its neighbours in
-the tie graph, :mod:`verify.analyze.ties`). Cosine similarity is not invariant under
-translating every row by the same vector, which leaves every probability unchanged
-(their Lemma 3.1 and Theorem 3.4), while the tie graph depends only on the
-probabilities. The summary counts
+:func:`analyze` runs the phases of :mod:`verify.analyze` in order and times each:
 
-* the labels whose nearest cosine neighbour cannot tie with them, and
-* among the ``n k`` (label, one of its ``k`` nearest cosine neighbours) pairs, those
-  that cannot tie,
+1. :mod:`verify.analyze.head`: the rows as one primitive integer matrix (``W`` scaled by
+   one positive number, which changes no answer);
+2. :mod:`verify.analyze.argmax`: which labels can be the strict argmax (Grivas et al.
+   2022), each with an exact witness input or exact convex weights;
+3. :mod:`verify.analyze.neighbours`: each label's nearest neighbours by cosine, ordered
+   exactly;
+4. :mod:`verify.analyze.ties`: which pairs can tie for the highest probability; every
+   pair for small heads, else the cosine neighbours' pairs and those found by rays;
+5. :mod:`verify.analyze.cells`: the cell counts of the sign and ranking patterns, when
+   affordable.
 
-each "cannot tie" backed by a Motzkin certificate.
-
-**Exact ordering.** For a fixed ``i`` the map ``k -> cos(w_i, w_k)`` is ordered like
-``k -> sign(g_k) g_k^2 / |w_k|^2`` with ``g_k = w_i . w_k`` (``t -> sign(t) t^2`` is
-increasing and ``|w_i|`` is common), a rational number: cosines are compared without
-square roots. For large heads a float evaluation selects the candidates first: the
-float cosine of rows rounded to double precision is within ``(2 d + 10) 2^-53`` of
-the true value (standard dot-product error analysis, Higham, *Accuracy and Stability of
-Numerical Algorithms*, 2002, §3.1), so every label whose float cosine is more than
-``10^-6`` below the ``k``-th largest float cosine is certainly not among the ``k``
-nearest; all others are ordered exactly. Equal cosines are ordered by label.
-
-**Cell counts.** The sign pattern ``S(W)`` and the ranking pattern ``R(W) = S(B_n W)``
-(:mod:`verify.arrangement`) are enumerated only when affordable. Before enumerating, an
-upper bound is computed: ``K`` distinct hyperplanes in rank ``r`` have at most
-``2 sum_{k < r} C(K - 1, k)`` cells, with equality in general position (Zaslavsky,
-1975; :func:`verify.arrangement.cocircuits.generic_tope_count`). For ``S(W)``, ``K`` is
-the number of rows up to positive and negative scaling and ``r = rank W``; for
-``R(W)``, ``K`` is the number of distinct directions among the differences
-``w_i - w_j`` (at most ``C(n, 2)``, the value used above 300 labels) and ``r`` is
-their rank. A zero row empties ``S(W)``; two equal rows empty ``R(W)``.
+The cosine summary sets the two side by side (Nielsen & Grivas, App. C.2: cosine
+neighbours are in general not the labels a label competes with).
+:func:`analyze_with_bias` is the same analysis of ``W x + b``
+(:mod:`verify.analyze.bias`). :func:`to_json` and :func:`format_text` write the report
+(``docs/analyze.md``).
 
 References
 ----------
 Nielsen & Grivas, *What Cosine Similarity of Label Representations Can and Cannot Tell
 us*, App. C.2-C.3. D. Grivas, N. Bogoychev, A. Lopez, "Low-Rank Softmax Can Have
-Unargmaxable Classes in Theory but Rarely in Practice", ACL 2022. T. Zaslavsky,
-*Facing up to arrangements*, Mem. AMS 154 (1975).
+Unargmaxable Classes in Theory but Rarely in Practice", ACL 2022.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from math import comb, log10
 from typing import Sequence
 
-import numpy as np
-from flint import fmpq, fmpz, fmpz_mat
+from flint import fmpq, fmpz
 
-from verify.analyze.argmax import ArgmaxAnalysis, ExactHead, FieldHead, make_head
+from verify.analyze.argmax import ArgmaxAnalysis, argmaxable_labels
+from verify.analyze.cells import DEFAULT_MAX_CELLS, cell_counts, json_cells, magnitude
+from verify.analyze.head import make_head
+from verify.analyze.neighbours import (
+    DEFAULT_NEIGHBOURS,
+    CosineSummary,
+    _nonzero_rows,
+    _summarise,
+    cosine_neighbours,
+    display_cosine,
+)
 from verify.analyze.simplex import SimplexCertificate, SimplexNoTie
 from verify.analyze.ties import ALL_PAIRS_MAX_LABELS, TieAnalysis, TieWitness, tie_pairs
 from verify.lp.feasibility import Witness
@@ -71,499 +60,6 @@ __all__ = [
     "format_text",
     "to_json",
 ]
-
-DEFAULT_MAX_CELLS = 200_000
-DEFAULT_NEIGHBOURS = 2
-#: Float cosines further than this below the k-th largest are certainly not among the k:
-#: the float dot product of two normalised vectors in dimension d is within
-#: (d + 4) 2^-53 of the exact cosine (Higham, *Accuracy and Stability of Numerical
-#: Algorithms*, §3.1), far below this bound for d < 10^8; rows whose norms leave the
-#: normal range, and larger d, are ordered exactly without the filter.
-COSINE_FILTER = 1e-6
-COSINE_FILTER_MAX_DIMENSION = 10**8
-#: Above this many entries of W the cell-count bounds use d in place of the exact rank.
-EXACT_RANK_MAX_ENTRIES = 10**6
-#: Above this many labels the ranking bound uses C(n, 2) hyperplanes.
-EXACT_HYPERPLANES_MAX_LABELS = 300
-
-
-# --- cosine neighbours -----------------------------------------------------------------
-
-def _exact_key(head, i: int, k: int):
-    """A number ordered like ``cos(w_i, w_k)`` over ``k`` (fixed ``i``), exactly."""
-    if isinstance(head, ExactHead):
-        zi, zk = head.Z[i], head.Z[k]
-        g = sum(a * b for a, b in zip(zi, zk))
-        nk = sum(b * b for b in zk)
-        return fmpq(g * abs(g), nk)
-    g = _field_dot(head.rows[i], head.rows[k])
-    return g * abs(g) / _field_dot(head.rows[k], head.rows[k])
-
-
-def _field_dot(u, v):
-    total = u[0] * v[0]
-    for a, b in zip(u[1:], v[1:]):
-        total = total + a * b
-    return total
-
-
-def _nonzero_rows(head) -> np.ndarray:
-    if isinstance(head, ExactHead):
-        if head.Zarr is not None:
-            return np.any(head.Zarr != 0, axis=1)
-        return np.array([any(row) for row in head.Z], dtype=bool)
-    return np.array([any(x != 0 for x in row) for row in head.rows], dtype=bool)
-
-
-def display_cosine(head, i: int, k: int) -> float:
-    """``cos(w_i, w_k)`` as a float within ``1e-12`` of the truth, for display.
-
-    Each row is scaled by its own power of two before it is rounded to floats, so rows
-    of very different magnitudes (entries from ``1e-8000`` to ``1e8000``) keep their
-    precision: the result is off by ``O(d u)`` (``u = 2^-53``) plus ``2^-50 sqrt(d)``
-    for rows longer than 62 bits, whose low bits are dropped. Exactly orthogonal pairs
-    show 0.
-    """
-    if isinstance(head, FieldHead):
-        return float(np.clip(_field_cosine(head, i, k), -1.0, 1.0))
-    u, v = _scaled_row(head, i), _scaled_row(head, k)
-    nu, nv = float(np.linalg.norm(u)), float(np.linalg.norm(v))
-    value = float(np.clip(float(u @ v) / (nu * nv), -1.0, 1.0))
-    # Far above the float error, the value cannot hide an exact 0.
-    if abs(value) <= COSINE_FILTER and _exact_key(head, i, k) == 0:
-        return 0.0
-    return value
-
-
-def _scaled_row(head: ExactHead, i: int) -> np.ndarray:
-    """Row ``i`` of ``Z`` times a power of two, as floats with the largest entry near 1."""
-    if head.Zarr is not None:
-        return head.Zarr[i].astype(np.float64)  # rounding: a relative 2^-53 per entry
-    row = head.Z[i]
-    bits = max(abs(v) for v in row).bit_length()
-    shift = max(0, bits - 62)
-    return np.ldexp(np.array([v >> shift for v in row], dtype=np.int64).astype(np.float64),
-                    -(bits - shift))
-
-
-def _field_cosine(head, i: int, k: int) -> float:
-    F = head.F
-    return float(F[i] @ F[k] / (np.linalg.norm(F[i]) * np.linalg.norm(F[k])))
-
-
-def _cosine_block(head) -> int:
-    """Labels per block of the float cosine pass (three ``n``-vectors each)."""
-    budget = getattr(head, "budget", None)
-    return budget.columns(24 * head.n) if budget is not None else head.n
-
-
-def _top_exact(head, i: int, cand, cos, k: int) -> list[int]:
-    """The ``k`` labels of ``cand`` with the largest cosine with ``i``, in exact order.
-
-    ``cos`` are float cosines within ``COSINE_FILTER / 2`` of the truth (or None: then
-    every comparison is exact). Sorted by float, candidates whose float cosines are more
-    than ``COSINE_FILTER`` apart are in the right order; runs of closer ones are ordered
-    by the exact key, ties by label.
-    """
-    if cos is None:
-        keyed = sorted(((_exact_key(head, i, int(c)), int(c)) for c in cand), key=_Desc)
-        return [c for _, c in keyed[:k]]
-    cand = [int(c) for c in cand]
-    cand.sort(key=lambda c: (-cos[c], c))
-    out: list[int] = []
-    run = [cand[0]] if cand else []
-    for c in cand[1:] + [None]:
-        if c is not None and cos[run[-1]] - cos[c] <= COSINE_FILTER:
-            run.append(c)
-            continue
-        if len(run) > 1:
-            run = [c2 for _, c2 in sorted(((_exact_key(head, i, r), r) for r in run),
-                                          key=_Desc)]
-        out.extend(run)
-        if len(out) >= k or c is None:
-            break
-        run = [c]
-    return out[:k]
-
-
-def cosine_neighbours(W, k: int = DEFAULT_NEIGHBOURS, *,
-                      progress=None) -> list[list[tuple[int, float]]]:
-    """For every label its ``k`` nearest labels by cosine, as ``(label, cosine)``.
-
-    The order is exact (see the module docstring); the cosine values are floats for
-    display (:func:`display_cosine`). Labels with a zero row have no cosine and no
-    neighbours, and are nobody's neighbour. The float pass runs over blocks of labels,
-    in ``O(n)`` memory per label of a block; for large heads it is a float32 pass that
-    keeps every label within ``FLOAT32_COSINE_BAND`` of the ``k``-th largest float32
-    cosine, whose float64 cosines then go through the same filter as before (so the
-    result is the same).
-    """
-    head = make_head(W)
-    n = head.n
-    valid = _nonzero_rows(head)
-    F = np.asarray(head.F, dtype=np.float64)
-    norms = np.linalg.norm(F, axis=1)
-    # Rows stored with truncated low bits (absolute error e per entry) must be long
-    # enough for the float cosine to stay within COSINE_FILTER / 2.
-    floor = max(1e-150, getattr(head, "_absolute_error", 0.0) * 1e8 * np.sqrt(head.d))
-    usable = valid & (norms > floor)
-    exact_only = (isinstance(head, FieldHead) or bool(np.any(valid & ~usable))
-                  or F.shape[1] >= COSINE_FILTER_MAX_DIMENSION)
-    U = F / np.where(norms > 0, norms, 1.0)[:, None]
-    others_count = int(valid.sum())
-    out: list[list[tuple[int, float]]] = [[] for _ in range(n)]
-    if k <= 0:
-        return out
-    step = _cosine_block(head)
-    if not exact_only and getattr(head, "screened", False):
-        _float32_neighbours(head, U, valid, k, step, out, progress)
-        return out
-    for lo in range(0, n, step):
-        hi = min(n, lo + step)
-        C = U[lo:hi] @ U.T
-        C[:, ~valid] = -np.inf
-        C[np.arange(hi - lo), np.arange(lo, hi)] = -np.inf
-        for r, i in enumerate(range(lo, hi)):
-            if not valid[i] or others_count <= 1:
-                continue
-            cos = C[r]
-            if exact_only or others_count - 1 <= k:
-                cand = np.flatnonzero(valid)
-                cand = cand[cand != i]
-            else:
-                m = n - k
-                kth = np.partition(cos, m)[m]
-                cand = np.flatnonzero(cos >= kth - COSINE_FILTER)
-            top = _top_exact(head, i, cand, None if exact_only else cos, k)
-            out[i] = [(c, display_cosine(head, i, c)) for c in top]
-    return out
-
-
-#: Up to this ``k``, :func:`kth_largest` picks maxima instead of partitioning.
-KTH_BY_MAXIMA = 8
-
-
-def kth_largest(C: np.ndarray, k: int) -> np.ndarray:
-    """The ``k``-th largest entry of each row of ``C`` (repeats counted), i.e.
-    ``np.partition(C, n - k, axis=1)[:, n - k]`` for rows without NaN.
-
-    For small ``k`` by ``k`` row maxima, each taken out (set to ``-inf``) before the
-    next and put back afterwards: ``k`` passes over the block instead of a selection,
-    which took an eighth of the cosine phase on a 20,000 x 768 head.
-    """
-    n = C.shape[1]
-    if k > KTH_BY_MAXIMA or k > n:
-        return np.partition(C, n - k, axis=1)[:, n - k]
-    rows = np.arange(C.shape[0])
-    taken = []
-    for _ in range(k):
-        at = C.argmax(axis=1)
-        value = C[rows, at]
-        taken.append((at, value))
-        C[rows, at] = -np.inf
-    # In reverse: a column taken twice (a row of -inf) gets its first value back last.
-    for at, value in reversed(taken):
-        C[rows, at] = value
-    return taken[-1][1].copy() if taken else np.empty(0, dtype=C.dtype)
-
-
-def float32_cosine_band(d: int) -> float:
-    """Labels whose float32 cosine is within this of the ``k``-th largest are kept.
-
-    A float32 cosine of unit float64 rows is within ``e_32 = (2 d + 10) 2^-24`` of the
-    true cosine (the dot-product bound of the module docstring with the float32 unit
-    roundoff, plus the rounding of the rows to float32), a float64 one within
-    ``e_64 = (2 d + 10) 2^-53``. A label that the float64 filter keeps has a float64
-    cosine at least ``kth_64 - COSINE_FILTER``, hence a float32 cosine at least
-    ``kth_32 - 2 e_32 - 2 e_64 - COSINE_FILTER``: the band keeps all of them, and the
-    ``k`` largest float64 cosines lie in it, so the float64 filter on the band selects
-    what it selects on all labels.
-    """
-    return 2 * (2 * d + 10) * (2.0 ** -24 + 2.0 ** -53) + COSINE_FILTER
-
-
-def _float32_neighbours(head, U: np.ndarray, valid: np.ndarray, k: int, step: int,
-                        out: list, progress) -> None:
-    """The neighbours of :func:`cosine_neighbours` through a float32 pre-filter."""
-    n = head.n
-    U32 = U.astype(np.float32)
-    band = float32_cosine_band(head.d)
-    others_count = int(valid.sum())
-    for lo in range(0, n, step):
-        hi = min(n, lo + step)
-        C = U32[lo:hi] @ U32.T
-        C[:, ~valid] = -np.inf
-        C[np.arange(hi - lo), np.arange(lo, hi)] = -np.inf
-        if others_count - 1 > k:
-            kth = kth_largest(C, k)
-        for r, i in enumerate(range(lo, hi)):
-            if not valid[i] or others_count <= 1:
-                continue
-            if others_count - 1 <= k:
-                cand = np.flatnonzero(valid)
-                cand = cand[cand != i]
-            else:
-                cand = np.flatnonzero(C[r] >= kth[r] - band)
-            cos64 = U[cand] @ U[i]
-            if others_count - 1 > k:
-                # The float64 filter of cosine_neighbours, on the band only.
-                m = cand.size - k
-                keep = cos64 >= np.partition(cos64, m)[m] - COSINE_FILTER
-                cand, cos64 = cand[keep], cos64[keep]
-            cos = dict(zip(cand.tolist(), cos64.tolist()))
-            top = _top_exact(head, i, cand, cos, k)
-            out[i] = [(c, display_cosine(head, i, c)) for c in top]
-        if progress is not None:
-            progress.update(hi - lo)
-
-
-class _Desc:
-    """Sort key: larger exact key first, then smaller label."""
-
-    __slots__ = ("key", "label")
-
-    def __init__(self, item):
-        self.key, self.label = item
-
-    def __lt__(self, other):
-        if self.key != other.key:
-            return self.key > other.key
-        return self.label < other.label
-
-
-@dataclass
-class CosineSummary:
-    """Nearest cosine neighbours next to tie partners (``None``: not decided)."""
-
-    k: int
-    neighbours: list
-    nearest_not_tie: int = 0
-    labels_compared: int = 0
-    neighbour_pairs: int = 0
-    neighbour_pairs_cannot_tie: int = 0
-    neighbour_pairs_undecided: int = 0
-
-    @property
-    def fraction_cannot_tie(self) -> float | None:
-        decided = self.neighbour_pairs - self.neighbour_pairs_undecided
-        return None if decided == 0 else self.neighbour_pairs_cannot_tie / decided
-
-
-def _summarise(neighbours, ties: TieAnalysis, k: int) -> CosineSummary:
-    s = CosineSummary(k=k, neighbours=neighbours)
-    for i, near in enumerate(neighbours):
-        if not near:
-            continue
-        s.labels_compared += 1
-        if ties.can_tie(i, near[0][0]) is False:
-            s.nearest_not_tie += 1
-        for c, _ in near:
-            s.neighbour_pairs += 1
-            verdict = ties.can_tie(i, c)
-            if verdict is None:
-                s.neighbour_pairs_undecided += 1
-            elif verdict is False:
-                s.neighbour_pairs_cannot_tie += 1
-    return s
-
-
-# --- cell counts ---------------------------------------------------------------------------
-
-def _primitive_direction(row: Sequence[int]) -> tuple | None:
-    from math import gcd
-
-    g = gcd(*row)
-    if g == 0:
-        return None
-    v = [a // g for a in row]
-    first = next(a for a in v if a != 0)
-    return tuple(v) if first > 0 else tuple(-a for a in v)
-
-
-def _int_rank(rows) -> int:
-    if not rows or not rows[0]:
-        return 0
-    return fmpz_mat([list(r) for r in rows]).rank()
-
-
-def magnitude(count: int) -> str:
-    """``count`` in decimal, or ``about 10^e`` (``e`` to one decimal) when it has more
-    than 15 digits: the bound of a language-model head has tens of thousands of
-    digits, more than Python converts to a string by default."""
-    if count < 10 ** 15:
-        return str(count)
-    return f"about 10^{log10(count):.1f}"
-
-
-#: Bounds with more digits are ``null`` in the JSON (a JSON reader in Python refuses
-#: integers of more than 4,300 digits by default); the note gives their magnitude.
-BOUND_MAX_DIGITS = 4000
-
-
-def json_cells(cells: dict | None) -> dict | None:
-    """The cell counts for the JSON: bounds of more than ``BOUND_MAX_DIGITS`` digits
-    as ``null``."""
-    if cells is None:
-        return None
-    return {kind: {**entry, "bound": entry["bound"] if entry["bound"] is None
-                   or entry["bound"] < 10 ** BOUND_MAX_DIGITS else None}
-            for kind, entry in cells.items()}
-
-
-def _bound(K: int, r: int) -> int:
-    from verify.arrangement.cocircuits import generic_tope_count
-
-    if K == 0:
-        return 1
-    return generic_tope_count(K, max(r, 1))
-
-
-def cell_counts(W, *, max_cells: int = DEFAULT_MAX_CELLS, force: bool = False) -> dict:
-    """Bounds and, when affordable (or forced), exact counts of ``S(W)`` and ``R(W)``.
-
-    Returns ``{"sign": {...}, "ranking": {...}}``, each with ``hyperplanes``, ``rank``,
-    ``bound`` (an upper bound on the number of cells), ``count`` (exact, or None when
-    not computed) and ``note`` (why not, or why the pattern is empty).
-    """
-    head = make_head(W)
-    if isinstance(head, FieldHead):
-        return _field_cell_counts(head, max_cells, force)
-    if head.n * head.d > EXACT_RANK_MAX_ENTRIES:
-        return _large_cell_counts(head, max_cells, force)
-    n = head.n
-    Z = head.Z
-    out = {}
-    # Sign pattern of the rows.
-    dirs = [_primitive_direction(r) for r in Z]
-    if any(v is None for v in dirs):
-        zero = [i for i, v in enumerate(dirs) if v is None]
-        out["sign"] = {"hyperplanes": None, "rank": _int_rank(Z), "bound": 0, "count": 0,
-                       "note": f"label {zero[0]} has a zero row: the sign pattern is empty"}
-    else:
-        K, r = len(set(dirs)), _int_rank(Z)
-        out["sign"] = _maybe_count(head, "sign", K, r, max_cells, force)
-    # Ranking pattern: hyperplanes w_i - w_j.
-    seen: dict = {}
-    equal = None
-    for i, row in enumerate(Z):
-        if row in seen:
-            equal = (seen[row], i)
-            break
-        seen[row] = i
-    diffs = [[a - b for a, b in zip(Z[i], Z[0])] for i in range(1, n)]
-    r = _int_rank(diffs) if diffs else 0
-    if equal is not None:
-        out["ranking"] = {"hyperplanes": None, "rank": r, "bound": 0, "count": 0,
-                          "note": f"labels {equal[0]} and {equal[1]} have equal rows: "
-                                  "the ranking pattern is empty"}
-    else:
-        if n <= EXACT_HYPERPLANES_MAX_LABELS:
-            K = len({_primitive_direction([a - b for a, b in zip(Z[i], Z[j])])
-                     for i in range(n) for j in range(i + 1, n)})
-        else:
-            K = comb(n, 2)
-        out["ranking"] = _maybe_count(head, "ranking", K, r, max_cells, force)
-    return out
-
-
-def _large_cell_counts(head: ExactHead, max_cells: int, force: bool) -> dict:
-    """Cell counts of a head too large for an exact rank: bounds with ``rank <= d``.
-
-    The bound ``2 sum_{k < r} C(K - 1, k)`` grows with ``r``, so ``min(n, d)`` (sign)
-    and ``min(n - 1, d)`` (ranking) in place of the rank keep it an upper bound; the
-    rank is reported as ``null``. ``K`` is the number of rows up to scaling (sign) and
-    ``C(n, 2)`` (ranking).
-    """
-    n, d = head.n, head.d
-    nonzero = _nonzero_rows(head)
-    out = {}
-    if not nonzero.all():
-        zero = int(np.flatnonzero(~nonzero)[0])
-        out["sign"] = {"hyperplanes": None, "rank": None, "bound": 0, "count": 0,
-                       "note": f"label {zero} has a zero row: the sign pattern is empty"}
-    else:
-        out["sign"] = _maybe_count(head, "sign", _distinct_directions(head), min(n, d),
-                                   max_cells, force, rank=None)
-    repeated = [g for g in head.equal_row_groups() if len(g) > 1]
-    if repeated:
-        a, b = min((g[0], g[1]) for g in repeated)
-        out["ranking"] = {"hyperplanes": None, "rank": None, "bound": 0, "count": 0,
-                          "note": f"labels {a} and {b} have equal rows: the ranking "
-                                  "pattern is empty"}
-    else:
-        out["ranking"] = _maybe_count(head, "ranking", comb(n, 2), min(n - 1, d),
-                                      max_cells, force, rank=None)
-    return out
-
-
-def _distinct_directions(head: ExactHead) -> int:
-    """The number of non-zero rows up to scaling by a non-zero number."""
-    if head.Zarr is None:
-        return len({_primitive_direction(r) for r in head.Z})
-    Z = head.Zarr // np.gcd.reduce(head.Zarr, axis=1)[:, None]
-    first = Z[np.arange(Z.shape[0]), np.argmax(Z != 0, axis=1)]
-    Z *= np.where(first < 0, -1, 1)[:, None]
-    return int(np.unique(Z, axis=0).shape[0])
-
-
-def _maybe_count(head: ExactHead, kind: str, K: int, r: int, max_cells: int,
-                 force: bool, rank: int | None = -1) -> dict:
-    bound = _bound(K, r)
-    entry = {"hyperplanes": K, "rank": r if rank == -1 else rank, "bound": bound,
-             "count": None, "note": None}
-    if bound > max_cells and not force:
-        entry["note"] = (f"not computed: up to {magnitude(bound)} cells (more than --max-cells "
-                         f"{max_cells}); --force computes it")
-        return entry
-    from verify.arrangement import ranking_pattern, sign_pattern
-
-    if kind == "sign":
-        entry["count"] = sign_pattern(head.rows).count
-    else:
-        entry["count"] = ranking_pattern(head.rows).count
-    return entry
-
-
-def _field_cell_counts(head: FieldHead, max_cells: int, force: bool) -> dict:
-    """The same for rows with square roots, by the exact chirotope engine.
-
-    The bound uses the number of rows (at least the number of distinct hyperplanes)
-    and ``d`` (at least the rank).
-    """
-    from verify.arrangement.chirotope import field_topes
-
-    n, d, rows = head.n, head.d, head.rows
-    out = {}
-    zero = [i for i, row in enumerate(rows) if all(x == 0 for x in row)]
-    if zero:
-        out["sign"] = {"hyperplanes": None, "rank": None, "bound": 0, "count": 0,
-                       "note": f"label {zero[0]} has a zero row: the sign pattern is empty"}
-    else:
-        out["sign"] = _maybe_field(rows, n, d, max_cells, force, field_topes)
-    equal = next(((i, j) for i in range(n) for j in range(i + 1, n)
-                  if all(a == b for a, b in zip(rows[i], rows[j]))), None)
-    if equal is not None:
-        out["ranking"] = {"hyperplanes": None, "rank": None, "bound": 0, "count": 0,
-                          "note": f"labels {equal[0]} and {equal[1]} have equal rows: "
-                                  "the ranking pattern is empty"}
-    elif n == 1:
-        out["ranking"] = {"hyperplanes": 0, "rank": 0, "bound": 1, "count": 1, "note": None}
-    else:
-        diffs = [[a - b for a, b in zip(rows[i], rows[j])]
-                 for i in range(n) for j in range(i + 1, n)]
-        out["ranking"] = _maybe_field(diffs, comb(n, 2), d, max_cells, force, field_topes)
-    return out
-
-
-def _maybe_field(rows, K: int, d: int, max_cells: int, force: bool, topes) -> dict:
-    bound = _bound(K, min(d, K))
-    entry = {"hyperplanes": None, "rank": None, "bound": bound, "count": None, "note": None}
-    if bound > max_cells and not force:
-        entry["note"] = (f"not computed: up to {magnitude(bound)} cells (more than --max-cells "
-                         f"{max_cells}); --force computes it")
-        return entry
-    entry["count"] = len(topes(rows))
-    return entry
 
 
 # --- the whole analysis ------------------------------------------------------------------
@@ -644,7 +140,7 @@ def analyze(W, *, neighbours: int = DEFAULT_NEIGHBOURS, max_cells: int = DEFAULT
 def _analyze(head, workers, neighbours, max_cells, force, cells, names, rays, progress,
              seconds, t0) -> HeadAnalysis:
     bar = progress("labels", head.n) if progress else None
-    argmax = head.argmax(bar, workers) if workers is not None else head.argmax(bar)
+    argmax = argmaxable_labels(head, progress=bar, workers=workers)
     if bar is not None:
         bar.close()
     seconds["argmax"] = time.perf_counter() - t0
@@ -710,7 +206,7 @@ def analyze_with_bias(W, b, *, neighbours: int = 2, names=None, source: str = "t
         head.mahalanobis()
     with (Workers(head, jobs, scheduler) if parallel else nullcontext()) as workers:
         bar = progress("labels", n) if progress else None
-        lifted = head.argmax(bar, workers) if workers is not None else head.argmax(bar)
+        lifted = argmaxable_labels(head, progress=bar, workers=workers)
         if bar is not None:
             bar.close()
         seconds["argmax"] = time.perf_counter() - t0
@@ -737,7 +233,6 @@ def analyze_with_bias(W, b, *, neighbours: int = 2, names=None, source: str = "t
                           seconds=seconds, head=rows)
     result.lifted = head
     return result
-
 
 
 # --- output ---------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ Each round, the float point is rounded to integers ``x`` with ``|x_c| <= 2^bits`
 product for a block of columns. ``F32`` is the float32 copy of the rows
 ``omega_k = z_k / 2^s`` of the exact integer head, each entry within a relative
 ``u + u_64`` of the exact one (``u = 2^-24``, ``u_64 = 2^-53``); the integers ``x_c``
-are float32 numbers. The argument of :func:`verify.analyze.argmax.product_error_bounds`
+are float32 numbers. The argument of :func:`verify.analyze.head.product_error_bounds`
 (Higham, *Accuracy and Stability of Numerical Algorithms*, 2002, §3.1) holds for any
 unit roundoff: any float32 evaluation of ``f_k . x`` (BLAS, any order, with or without
 fused multiply-adds) is within ``E_k = R |f_k| + A`` of ``omega_k . x`` with
@@ -56,14 +56,14 @@ added to the bound), whose error bound (``u_64`` in place of ``u``) settles almo
 row; the rows it leaves open are computed in integers (:func:`_exact_margins`). So a
 witness is accepted only when it is proved; a column that loses is only a proposal that
 failed, never a verdict. (Until 2026-11 these columns went to
-:meth:`verify.analyze.argmax.ExactHead.wins` at the long point ``x'``, and the bound was
+:meth:`verify.analyze.head.ExactHead.wins` at the long point ``x'``, and the bound was
 also tried row by row in float32, which settled none of the tie columns of a trained
 head: the same verdicts, at about three times the cost.)
 
 Example
 -------
 >>> import numpy as np
->>> from verify.analyze.argmax import make_head
+>>> from verify.analyze.head import make_head
 >>> head = make_head(np.array([[0, 0], [4, 0], [0, 4], [4, 4], [1, 2]]))
 >>> directions = mahalanobis(head.F)
 >>> found, left, rivals = screened_relaxation(
@@ -114,7 +114,7 @@ def rounding_error_bounds(X: np.ndarray, d: int, *, unit: float, tiny: float,
                           absolute_error: float = 0.0, exact=None):
     """``(R, A)``: any float evaluation of ``f_k . X[:, c]`` is within
     ``R[c] |f_k| + A[c]`` of the exact product (argument in
-    :func:`verify.analyze.argmax.product_error_bounds`; ``unit`` is the unit roundoff of
+    :func:`verify.analyze.head.product_error_bounds`; ``unit`` is the unit roundoff of
     the arithmetic, ``tiny`` half its smallest subnormal number, ``exact[c]`` whether
     column ``c`` is the exact point or a rounded copy of a longer one)."""
     if exact is None:
@@ -430,7 +430,7 @@ def screened_relaxation(head, labels, starts, *, partners=None, normals=None,
 def _exact_check(head, Xi, t, unsure, partners, cols, tie) -> np.ndarray:
     """The exact verdict on the columns ``unsure`` that the float32 bound could not
     confirm: :func:`_float64_check`, in blocks sized by the budget; columns of equal rows
-    (no hyperplane) by :meth:`verify.analyze.argmax.ExactHead.wins`."""
+    (no hyperplane) by :meth:`verify.analyze.head.ExactHead.wins`."""
     verdict = np.zeros(len(unsure), dtype=bool)
     j = None if partners is None else partners[cols]
     plain = (np.ones(len(unsure), dtype=bool) if j is None
@@ -468,7 +468,7 @@ def _float64_check(head, X: np.ndarray, t: np.ndarray, tie) -> np.ndarray:
     ``|Y_p - xi_p| <= delta = 2 u (|Y_p| + 2 |gamma|)`` and ``|(omega_t - omega_k) . (Y -
     xi)| <= (|f_t| + |f_k|) delta (1 + u)``. With the product bound ``R |f_k| + A`` of
     :func:`rounding_error_bounds` (float64 unit roundoff; the argument of
-    :func:`verify.analyze.argmax.product_error_bounds`), the float margin ``(F Y)_t -
+    :func:`verify.analyze.head.product_error_bounds`), the float margin ``(F Y)_t -
     (F Y)_k`` is within ``(R + delta) (|f_t| + |f_k|) + 2 A`` of the exact margin at
     ``xi`` (times ``COMPARISON_SLACK`` for the rounding of the bound and of the
     difference). A margin above that is positive, one below minus that negative (no

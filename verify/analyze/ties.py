@@ -87,15 +87,14 @@ from flint import fmpq, fmpz_mat
 from verify.analyze.argmax import (
     SCREEN_CHUNK,
     ArgmaxAnalysis,
-    Differences,
-    ExactHead,
-    FieldHead,
-    _dot,
-    _integral,
     _cluster_point,
+    _integral,
+    argmaxable_labels,
+)
+from verify.analyze.head import ExactHead, FieldHead, _dot, _tick, make_head
+from verify.analyze.proposals import (
+    Differences,
     _round_point,
-    _tick,
-    make_head,
     nnls_support,
     perceptron,
     propose_strict,
@@ -795,7 +794,7 @@ def tie_pairs(W, argmax: ArgmaxAnalysis | None = None, *,
 
     Parameters
     ----------
-    W : rows of exact numbers, or a head from :func:`verify.analyze.argmax.make_head`.
+    W : rows of exact numbers, or a head from :func:`verify.analyze.head.make_head`.
     argmax : the :class:`ArgmaxAnalysis` of ``W`` (computed if omitted).
     pairs : pairs to decide. Default: all pairs if ``n <= ALL_PAIRS_MAX_LABELS``,
         otherwise none besides those found by ray shooting.
@@ -810,7 +809,7 @@ def tie_pairs(W, argmax: ArgmaxAnalysis | None = None, *,
     """
     head = make_head(W)
     if argmax is None:
-        argmax = head.argmax()
+        argmax = argmaxable_labels(head)
     n = head.labels  # the floor rows of a head with a bias are no labels
     if pairs is None:
         pairs = list(combinations(range(n), 2)) if n <= ALL_PAIRS_MAX_LABELS else []

@@ -1,0 +1,421 @@
+r"""Float proposals for the strict systems of :mod:`verify.analyze`: points and supports.
+
+Mathematics
+-----------
+For a label ``i`` the rows ``a_k = f_i - f_k`` (:class:`Differences`, never stored)
+define the strict homogeneous system ``A z > 0``. By Gordan's theorem it has either a
+solution ``z`` or non-negative multipliers ``y != 0`` with ``sum_k y_k a_k = 0``. This
+module only *proposes* one of the two in floating point; :mod:`verify.analyze.argmax`
+and :mod:`verify.analyze.ties` certify every proposal exactly.
+
+* :func:`perceptron`: the relaxation method of Agmon and of Motzkin & Schoenberg
+  (1954), over-relaxed projections onto the most violated half-space, for many labels
+  at once as matrix products;
+* :func:`nnls_support`: a dependency ``sum y_k a_k = 0``, ``sum y = 1``, from the
+  Lawson-Hanson non-negative least squares method; its support has at most ``d + 1``
+  rows (Carathéodory);
+* :func:`propose_strict`: a cutting-plane linear program (maximise the smallest
+  margin) solved as its dual by column generation in HiGHS (``highspy``), warm from the
+  last basis: a point, or the support of a dependency.
+
+References
+----------
+S. Agmon, "The relaxation method for linear inequalities", Canad. J. Math. 6 (1954);
+T. S. Motzkin, I. J. Schoenberg, ibid. C. L. Lawson, R. J. Hanson, *Solving Least
+Squares Problems*, 1974. G. B. Dantzig, P. Wolfe, "Decomposition principle for linear
+programs", Oper. Res. 8 (1960).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from math import gcd
+from typing import Sequence
+
+import numpy as np
+
+__all__ = [
+    "Differences",
+    "label_proposal",
+    "nnls_support",
+    "perceptron",
+    "propose_strict",
+]
+
+
+#: Relaxation rounds before the remaining labels go to the linear program.
+PERCEPTRON_ROUNDS = 60
+#: Over-relaxation factor of the relaxation method (in (0, 2); measured best near 2).
+RELAXATION = 1.9
+# propose_strict stops at a point whose every row has at least this fraction of the
+# active set's optimal margin: a witness needs no more than a margin that survives
+# rounding, and on trained heads the last rounds of the cutting planes (about 50 of
+# them, each adding a handful of rows) only polish an optimum nobody uses.
+EARLY_MARGIN = 0.1
+
+
+class Differences:
+    """The rows ``f_i - f_k`` (``k != i``, or ``k`` not in ``skip``) of a head, never stored.
+
+    What the float proposals need of the ``(n - 1) x d`` matrix ``A`` of differences,
+    in ``O(n + d)`` memory besides the head: the row norms, products ``A z``, and a few
+    rows at a time (``take``). Row ``r`` of ``A`` is label ``labels[r]``.
+    """
+
+    def __init__(self, head, i: int, skip=()):
+        self.F, self.i = head.F, i
+        excluded = {i, *skip}
+        self.labels = [k for k in range(head.n) if k not in excluded]
+        self._index = np.array(self.labels, dtype=np.intp)
+        self._position = None
+        self.shape = (len(self.labels), head.d)
+        # Small heads keep the matrix (the same floats as forming it explicitly).
+        small = 8 * head.n * head.d <= head.budget.block_bytes // 4
+        self.dense = self.F[i] - self.F[self._index] if small else None
+
+    def position(self, k: int) -> int:
+        if self._position is None:
+            self._position = {k: r for r, k in enumerate(self.labels)}
+        return self._position[k]
+
+    def take(self, rows) -> np.ndarray:
+        rows = np.asarray(rows, dtype=np.intp)
+        if self.dense is not None:
+            return self.dense[rows]
+        return self.F[self.i] - self.F[self._index[rows]]
+
+    def __matmul__(self, z) -> np.ndarray:
+        z = np.asarray(z, dtype=np.float64)
+        if self.dense is not None:
+            return self.dense @ z
+        return (self.F[self.i] @ z) - (self.F @ z)[self._index]
+
+    def norms(self, along=None) -> np.ndarray:
+        """Norms of the rows, or of their components orthogonal to ``along``.
+
+        ``|f_i - f_k|^2 = |f_i|^2 - 2 f_i . f_k + |f_k|^2`` loses accuracy to
+        cancellation for nearly equal rows; these norms only rank candidates.
+        """
+        if self.dense is not None:
+            A = self.dense
+            vv = None if along is None else float(along @ along)
+            if vv:
+                A = A - np.outer(A @ along, along) / vv
+            return np.linalg.norm(A, axis=1)
+        Fi = self.F[self.i]
+        sq = np.einsum("ij,ij->i", self.F, self.F)[self._index]
+        out = sq - 2.0 * (self.F @ Fi)[self._index] + float(Fi @ Fi)
+        vv = None if along is None else float(along @ along)
+        if vv and np.isfinite(vv):
+            out = out - (self @ along) ** 2 / vv
+        return np.sqrt(np.maximum(out, 0.0))
+
+
+def _round_point(x, bits: int):
+    """The float point scaled to ``2^bits`` and rounded to integers (None if zero)."""
+    x = np.asarray(x, dtype=np.float64)
+    scale = float(np.max(np.abs(x))) if x.size else 0.0
+    if not np.isfinite(scale) or scale == 0.0:
+        return None
+    ints = [int(v) for v in np.rint(x / scale * 2.0 ** bits)]
+    if not any(ints):
+        return None
+    g = gcd(*ints)
+    return [v // g for v in ints] if g > 1 else ints
+
+
+def label_proposal(head, i: int, skip: Sequence[int] = (), start=None):
+    """The cutting-plane program of :func:`propose_strict` for label ``i`` against the
+    rows other than ``i`` and ``skip``: ``("point", x)``, ``("support", labels)`` or
+    None. A float proposal only."""
+    A = Differences(head, i, skip=skip)
+    found = propose_strict(A, start=start)
+    if found is not None and found[0] == "support":
+        return ("support", [A.labels[r] for r in found[1]])
+    return found
+
+
+# --- float proposals ---------------------------------------------------------------------
+
+def perceptron(F: np.ndarray, labels, X0: np.ndarray, *, partners=None, normals=None,
+               rounds: int = PERCEPTRON_ROUNDS, block: int | None = None):
+    """Float inputs under which ``labels[c]`` seems to win, for many columns at once.
+
+    The relaxation method of Agmon and of Motzkin & Schoenberg (1954) per column ``c``:
+    while some label ``k`` scores at least as high as ``i = labels[c]`` at ``x_c``,
+    reflect ``x_c`` across the hyperplane ``(w_i - w_k) . x = 0`` of the most violated
+    inequality (over-relaxed projection, factor ``RELAXATION``). With
+    ``partners`` (a second label ``j`` per column, ignored as a rival) and ``normals``
+    (unit vectors ``v_c``) the points stay on the hyperplanes ``v_c . x = 0`` (every step
+    is projected onto them): that searches for inputs where ``i`` and ``j`` tie on top.
+
+    Returns ``(won, X, rivals)``: a boolean array (the column's label won in floating
+    point at ``X[:, c]``), the final points, and per column the list of labels that beat
+    it on the way (candidates for a dependency when it never wins). It only proposes;
+    the caller certifies every point exactly.
+
+    Columns are independent: they are processed ``block`` at a time (default: all), so
+    the products take ``O(n block)`` memory.
+    """
+    labels = np.asarray(labels)
+    m = labels.size
+    X = np.array(X0, dtype=np.float64, copy=True)
+    won_all = np.zeros(m, dtype=bool)
+    rivals: list[list[int]] = [[] for _ in range(m)]
+    if partners is not None:
+        partners = np.asarray(partners)
+    step = m if not block else block
+    for lo in range(0, m, max(1, step)):
+        _relax(F, labels, X, np.arange(lo, min(m, lo + step)), won_all, rivals, partners,
+               normals, rounds)
+    return won_all, X, [list(dict.fromkeys(r)) for r in rivals]
+
+
+def _relax(F, labels, X, active, won_all, rivals, partners, normals, rounds) -> None:
+    """The rounds of :func:`perceptron` for the columns ``active`` (updated in place)."""
+    for _ in range(rounds):
+        if not active.size:
+            break
+        lab = labels[active]
+        S = F @ X[:, active]
+        cols = np.arange(active.size)
+        own = S[lab, cols].copy()
+        scale = np.abs(S).max(axis=0)
+        S[lab, cols] = -np.inf
+        if partners is not None:
+            S[partners[active], cols] = -np.inf
+        rival = S.argmax(axis=0)
+        best = S[rival, cols]
+        won = best < own - 1e-12 * scale
+        won_all[active[won]] = True
+        for a, r in zip(active[~won], rival[~won]):
+            rivals[a].append(int(r))
+        keep = ~won
+        # A small push keeps exact ties (excess 0) from stalling.
+        excess = (best - own + 1e-9 * scale)[keep]
+        active, rival = active[keep], rival[keep]
+        if not active.size:
+            break
+        lab = labels[active]
+        g = F[lab] - F[rival]
+        if normals is not None:
+            V = normals[active]
+            g -= V * np.sum(g * V, axis=1)[:, None]
+        gg = np.sum(g * g, axis=1)
+        # A rival parallel to the constraint plane gives no direction: no step.
+        flat = gg <= 1e-24
+        gg[flat] = 1.0
+        excess[flat] = 0.0
+        # Over-relaxed projection onto the violated half-space g . x >= 0.
+        Y = X[:, active] + (g * (RELAXATION * excess / gg)[:, None]).T
+        # The problem is homogeneous: rescaling keeps the numbers tame.
+        norms = np.linalg.norm(Y, axis=0)
+        good = np.isfinite(norms) & (norms > 0)
+        Y[:, good] /= norms[good]
+        X[:, active[good]] = Y[:, good]
+
+
+def nnls_support(A: np.ndarray, eq: np.ndarray | None = None) -> list[int] | None:
+    """Float proposal of a dependency ``sum y_k a_k + t eq = 0``, ``y >= 0``, ``sum y = 1``.
+
+    The rows are projected onto ``eq^perp`` (which removes ``t``) and scaled to unit
+    length (a positive scaling keeps the support of a dependency); then the
+    Lawson-Hanson non-negative least squares method (scipy's ``nnls``) minimises
+    ``|sum y_k a_k|^2 + (sum y_k - 1)^2``. A zero residual gives a solution whose
+    support has linearly independent columns, so at most ``d + 1`` rows. Returns the
+    support (indices into ``A``) or None.
+    """
+    from scipy.optimize import nnls
+
+    if A.shape[0] == 0:
+        return None
+    B = np.array(A, dtype=np.float64, copy=True)
+    if eq is not None:
+        ne = float(np.linalg.norm(eq))
+        if ne > 0:
+            e = eq / ne
+            B -= np.outer(B @ e, e)
+    norms = np.linalg.norm(B, axis=1)
+    zero = np.nonzero(norms == 0)[0]
+    if zero.size:
+        return [int(zero[0])]
+    B /= norms[:, None]
+    M = np.vstack([B.T, np.ones((1, B.shape[0]))])
+    b = np.zeros(M.shape[0])
+    b[-1] = 1.0
+    try:
+        y, residual = nnls(M, b, maxiter=50 * M.shape[1])
+    except RuntimeError:  # pragma: no cover - iteration limit
+        return None
+    if residual > 1e-9 or not np.any(y > 0):
+        return None
+    top = float(y.max())
+    return [r for r in range(y.size) if y[r] > 1e-9 * top]
+
+
+def propose_strict(A: np.ndarray, eq: np.ndarray | None = None, start=None,
+                   max_rounds: int = 60, early: float | None = EARLY_MARGIN):
+    """Float proposal for ``A z > 0`` (and ``eq . z = 0``): a point or a dependency.
+
+    A cutting-plane linear program over the rows ``a_k`` (scaled to unit length) of an
+    active set: maximise ``t`` subject to ``a_k . z >= t``, ``eq . z = 0``,
+    ``-1 <= z <= 1``, ``t <= 1``; the rows the optimum violates join the active set
+    until none does, or until every row has a margin of at least ``early`` times the
+    optimum ``t`` (None: only at the optimum). The program is solved as its dual,
+
+        minimise  sum_j (p_j + q_j) + s
+        subject to  p - q - sum_k y_k a_k - mu eq = 0,   sum_k y_k + s = 1,
+                    y, p, q, s >= 0  (mu free),
+
+    whose ``d + 1`` rows keep the simplex basis small however many rows are active; a
+    new row of the cutting planes is a new column here, so HiGHS's simplex starts each
+    round from the last basis (Dantzig & Wolfe's column generation). The point ``z``
+    is the dual value of the first ``d`` rows, the optimum ``t`` the objective; at
+    ``t <= 0`` the weights ``y`` are a dependency ``sum y_k a_k + mu eq = 0``.
+
+    Returns ``("point", z)`` (``z`` a float array), ``("support", rows)`` (indices into
+    ``A``, at most ``d + 1``), or ``None`` if the solver gave up. Nothing returned is
+    trusted: the caller certifies.
+    """
+    N, d = A.shape
+    if N == 0:
+        return ("point", np.ones(d))
+    if isinstance(A, np.ndarray):
+        A = _Dense(A)
+    raw_norms = A.norms()
+    norms = raw_norms.copy()
+    norms[norms == 0] = 1.0
+    # The rows scaled to unit length; kept only when A itself is.
+    An = None if A.dense is None else A.dense / norms[:, None]
+
+    def unit_products(z):
+        return An @ z if An is not None else (A @ z) / norms
+
+    e = None
+    if eq is not None:
+        ne = float(np.linalg.norm(eq))
+        e = eq / ne if ne > 0 else None
+    k0 = min(N, max(2 * d + 2, 8))
+    if start is not None and np.all(np.isfinite(start)) and np.any(start):
+        first = np.argsort(unit_products(np.asarray(start, dtype=np.float64)))[:k0]
+    else:
+        first = np.argsort(raw_norms)[:k0]
+    active = list(dict.fromkeys(int(r) for r in first))
+    lp = _ColumnProgram(d, e)
+    lp.add(An[active] if An is not None else A.take(active) / norms[active][:, None])
+    for _ in range(max_rounds):
+        found = lp.solve()
+        if found is None:
+            return None
+        z, t, y = found
+        if t <= 1e-10:
+            top = float(y.max()) if y.size else 0.0
+            if top <= 0:
+                return None
+            return ("support", [active[r] for r in range(y.size) if y[r] > 1e-9 * top])
+        margins = unit_products(z)
+        if early is not None and margins.min() > early * t:
+            return ("point", z)
+        inside = set(active)
+        order = np.argsort(margins)
+        new = [int(r) for r in order[: 4 * d + 8]
+               if margins[r] < t * (1 - 1e-9) and int(r) not in inside][: max(d, 4)]
+        if not new:
+            return ("point", z)
+        active.extend(new)
+        lp.add(An[new] if An is not None else A.take(new) / norms[new][:, None])
+    return None
+
+
+_HIGHS_GREETED = False
+
+
+def _quiet_highs(highspy):
+    """A ``highspy.Highs`` with its log off. Its constructor writes a banner to file
+    descriptor 1, once per process and before any option can be set: that first
+    construction runs with descriptor 1 on ``/dev/null``, so that no output of ours
+    (a JSON report on stdout, say) ever carries it."""
+    global _HIGHS_GREETED
+    if _HIGHS_GREETED:
+        h = highspy.Highs()
+    else:
+        sys.stdout.flush()
+        saved = os.dup(1)
+        try:
+            with open(os.devnull, "wb") as null:
+                os.dup2(null.fileno(), 1)
+                h = highspy.Highs()
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+        _HIGHS_GREETED = True
+    h.setOptionValue("output_flag", False)
+    return h
+
+
+class _ColumnProgram:
+    """The dual program of :func:`propose_strict` in HiGHS (``highspy``), one column
+    ``y_k`` per active row, kept between rounds so that each solve starts from the
+    last basis."""
+
+    def __init__(self, d: int, e):
+        import highspy
+
+        self.highspy, self.d = highspy, d
+        h = self.h = _quiet_highs(highspy)
+        # New columns leave the last basis primal feasible, yet HiGHS's dual simplex
+        # re-solves about twice as fast as its primal one on trained heads (measured).
+        h.setOptionValue("simplex_strategy", 1)
+        inf = highspy.kHighsInf
+        rhs = np.zeros(d + 1)
+        rhs[d] = 1.0
+        h.addRows(d + 1, rhs, rhs, 0, np.zeros(d + 1, dtype=np.int32),
+                  np.zeros(0, dtype=np.int32), np.zeros(0))
+        # p_j (+1 in row j), q_j (-1 in row j), s (+1 in row d), and mu (e, free).
+        rows = np.r_[np.arange(d), np.arange(d), d].astype(np.int32)
+        vals = np.r_[np.ones(d), -np.ones(d), 1.0]
+        k = 2 * d + 1
+        h.addCols(k, np.ones(k), np.zeros(k), np.full(k, inf), k,
+                  np.arange(k, dtype=np.int32), rows, vals)
+        self.fixed = k
+        if e is not None:
+            nz = np.flatnonzero(e).astype(np.int32)
+            h.addCols(1, np.zeros(1), np.full(1, -inf), np.full(1, inf), nz.size,
+                      np.zeros(1, dtype=np.int32), nz, -e[nz])
+            self.fixed += 1
+
+    def add(self, rows: np.ndarray) -> None:
+        """Columns ``(-a_k, 1)`` for the unit rows ``a_k`` of ``rows``."""
+        k, d = rows.shape[0], self.d
+        M = np.hstack([-rows, np.ones((k, 1))])
+        self.h.addCols(k, np.zeros(k), np.zeros(k), np.full(k, self.highspy.kHighsInf),
+                       k * (d + 1), (np.arange(k) * (d + 1)).astype(np.int32),
+                       np.tile(np.arange(d + 1, dtype=np.int32), k), M.ravel())
+
+    def solve(self):
+        """``(z, t, y)`` at the optimum, or None if HiGHS did not reach one."""
+        h = self.h
+        h.run()
+        if h.getModelStatus() != self.highspy.HighsModelStatus.kOptimal:
+            return None
+        sol = h.getSolution()
+        z = np.array(sol.row_dual[: self.d])
+        y = np.array(sol.col_value[self.fixed:])
+        return z, float(h.getInfo().objective_function_value), y
+
+
+class _Dense:
+    """An explicit matrix with the interface of :class:`Differences`."""
+
+    def __init__(self, A: np.ndarray):
+        self.dense, self.shape = A, A.shape
+
+    def take(self, rows) -> np.ndarray:
+        return self.dense[np.asarray(rows, dtype=np.intp)]
+
+    def __matmul__(self, z) -> np.ndarray:
+        return self.dense @ z
+
+    def norms(self) -> np.ndarray:
+        return np.linalg.norm(self.dense, axis=1)
