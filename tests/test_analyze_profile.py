@@ -87,3 +87,56 @@ def test_command_line_profile_goes_to_stderr_and_changes_no_output(tmp_path):
     names = [line.split()[2] for line in lines]
     assert names[0] == "phase" and names[-2:] == ["other", "total"]
     assert "labels" in names and "pairs" in names
+
+
+def test_stages_are_listed_under_their_phase_and_not_counted_twice():
+    from verify.analyze.profile import stage
+
+    head = make_head(np.eye(2, dtype=np.int64))
+    with stage("nowhere"):  # no active profile: nothing recorded, no error
+        pass
+    profile = Profile().activate()
+    try:
+        bar = profile.progress()("labels", 2)
+        with stage("screen"):
+            _burn(head, 0.1)
+        with stage("per label"):
+            _burn(head, 0.1)
+        bar.close()
+    finally:
+        profile.deactivate()
+    with stage("after"):
+        pass
+    assert [(r.name, r.level) for r in profile.rows] == [
+        ("labels", 0), ("screen", 1), ("per label", 1)]
+    names = [line.split()[0] for line in profile.table().splitlines()]
+    assert names == ["phase", "labels", "screen", "per-label", "other", "total"]
+    labels, screen, per_label = profile.rows
+    assert labels.main_cpu >= screen.main_cpu + per_label.main_cpu
+    other = profile.table().splitlines()[-2].split()
+    # "other" is the total less the top-level phases only
+    assert float(other[2]) < labels.cpu
+
+
+def test_command_line_profile_lists_the_stages_of_a_large_head(tmp_path, monkeypatch):
+    """A head screened in float32 (the entry threshold lowered) shows its stages."""
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    import verify.analyze.head as head_module
+    from verify.cli import main
+
+    monkeypatch.setattr(head_module, "SCREEN_MIN_ENTRIES", 1)
+    rng = np.random.default_rng(3)
+    W = rng.integers(-50, 50, size=(60, 4))
+    path = tmp_path / "W.npy"
+    np.save(path, W)
+    err, out = io.StringIO(), io.StringIO()
+    with redirect_stderr(err), redirect_stdout(out):
+        assert main(["analyze", "--matrix", str(path), "--quiet", "--profile",
+                     "--neighbours", "1"]) == 0
+    names = [line.split()[2] for line in err.getvalue().splitlines()
+             if line.startswith("verify: profile:")]
+    assert names[:2] == ["phase", "labels"]
+    for name in ("blobs", "screen", "per-label", "pairs", "other", "total"):
+        assert name in names

@@ -99,6 +99,7 @@ from verify.analyze.proposals import (
     perceptron,
     propose_strict,
 )
+from verify.analyze.profile import stage
 from verify.analyze.screen import screened_relaxation, small_int_tuple
 from verify.lp.feasibility import GordanCertificate, Witness, strict_feasibility
 from verify.linalg.exact import integer_nullspace
@@ -221,22 +222,27 @@ def _screened_argmax(head: ExactHead, unique: list[int], evidence: list, progres
     from verify.analyze.parallel import Workers
 
     workers = workers or Workers(head)
-    unique = _blob_labels(head, unique, evidence, progress, workers)
+    with stage("blobs"):
+        unique = _blob_labels(head, unique, evidence, progress, workers)
     rows = np.asarray(unique, dtype=np.intp)
     chunks = [rows[lo:lo + SCREEN_CHUNK] for lo in range(0, rows.size, SCREEN_CHUNK)]
-    results = workers.map(screen_labels, chunks,
-                          lambda r: _tick(progress, len(r[0])))
+    with stage("screen"):
+        results = workers.map(screen_labels, chunks,
+                              lambda r: _tick(progress, len(r[0])))
     tasks = []
     for chunk, (found, left, rivals) in zip(chunks, results):
         for c, point in found.items():
             evidence[int(chunk[c])] = Witness(point=small_int_tuple(point,
                                                                     SCREEN_POINT_BITS))
         tasks.extend((int(chunk[c]), x, rivals[c]) for c, x in left.items())
-    tasks = _near_duplicate_labels(head, tasks, evidence, progress, workers)
-    tasks = _interior_labels(head, tasks, evidence, progress, workers)
-    for (i, _, _), ev in zip(tasks, workers.map(decide_label, tasks,
-                                                lambda r: _tick(progress, 1))):
-        evidence[i] = ev
+    with stage("near duplicates"):
+        tasks = _near_duplicate_labels(head, tasks, evidence, progress, workers)
+    with stage("interior"):
+        tasks = _interior_labels(head, tasks, evidence, progress, workers)
+    with stage("per label"):
+        for (i, _, _), ev in zip(tasks, workers.map(decide_label, tasks,
+                                                    lambda r: _tick(progress, 1))):
+            evidence[i] = ev
 
 
 def _blob_labels(head: ExactHead, unique: list[int], evidence: list, progress, workers) -> list:

@@ -267,8 +267,12 @@ def run_analyze(args) -> int:
     if getattr(args, "profile", False):
         from verify.analyze.profile import Profile
 
-        profile = Profile()
-    code = _run_analyze(args, profile)
+        profile = Profile().activate()
+    try:
+        code = _run_analyze(args, profile)
+    finally:
+        if profile is not None:
+            profile.deactivate()
     if profile is not None:
         for line in profile.table().splitlines():
             print(f"verify: profile: {line}", file=sys.stderr)

@@ -5,7 +5,9 @@ the rest: reading the head, writing the report and certificate) a :class:`Profil
 records the wall clock, the CPU time of the main process, and the CPU time that worker
 processes or Dask workers spent on the phase's tasks (:func:`verify.analyze.parallel.worker_cpu`,
 measured inside each task). The *serial share* of a phase is the main process's part of
-its CPU time: work that more ``--jobs`` cannot speed up.
+its CPU time: work that more ``--jobs`` cannot speed up. Within a phase the methods of
+large heads mark their stages (:func:`stage`: blobs, screen, near duplicates, interior,
+per label; the pair screen and per pair), listed under their phase.
 
 Example
 -------
@@ -24,7 +26,10 @@ from dataclasses import dataclass
 
 from verify.analyze.parallel import worker_cpu
 
-__all__ = ["Profile", "PhaseTimes"]
+__all__ = ["Profile", "PhaseTimes", "stage"]
+
+#: The profile of the running analysis (:meth:`Profile.activate`), or None.
+_ACTIVE = None
 
 
 @dataclass
@@ -35,6 +40,7 @@ class PhaseTimes:
     wall: float
     main_cpu: float
     worker_cpu: float
+    level: int = 0
 
     @property
     def cpu(self) -> float:
@@ -56,19 +62,39 @@ class Profile:
     def __init__(self):
         self.rows: list[PhaseTimes] = []
         self._start = _now()
+        self._open = 0
+
+    def activate(self) -> "Profile":
+        """Make this the profile that :func:`stage` records into; returns it."""
+        global _ACTIVE
+        _ACTIVE = self
+        return self
+
+    def deactivate(self) -> None:
+        """Stop recording stages into this profile."""
+        global _ACTIVE
+        if _ACTIVE is self:
+            _ACTIVE = None
 
     @contextmanager
     def phase(self, name: str):
         start = _now()
+        self._open += 1
         try:
             yield
         finally:
+            self._open -= 1
             self._record(name, start)
 
-    def _record(self, name: str, start) -> None:
+    def _record(self, name: str, start, level: int | None = None) -> None:
         end = _now()
-        self.rows.append(PhaseTimes(name, end[0] - start[0], end[1] - start[1],
-                                    end[2] - start[2]))
+        times = PhaseTimes(name, end[0] - start[0], end[1] - start[1], end[2] - start[2],
+                           self._open if level is None else level)
+        # A phase is listed before its stages, which end first.
+        at = len(self.rows)
+        while at and self.rows[at - 1].level > times.level:
+            at -= 1
+        self.rows.insert(at, times)
 
     def progress(self, inner=None):
         """A progress factory (``progress(description, total)``) that times each phase
@@ -79,6 +105,7 @@ class Profile:
             def __init__(self, description: str, total: int):
                 self.description, self.start = description, _now()
                 self.bar = inner(description, total) if inner else None
+                profile._open += 1
 
             def update(self, k: int) -> None:
                 if self.bar is not None:
@@ -87,6 +114,7 @@ class Profile:
             def close(self) -> None:
                 if self.bar is not None:
                     self.bar.close()
+                profile._open -= 1
                 profile._record(self.description, self.start)
 
         return Bar
@@ -101,13 +129,25 @@ class Profile:
         """The phases, the rest (``other``) and the total, one line each."""
         total = self.total()
         rows = list(self.rows)
-        rest = PhaseTimes("other", total.wall - sum(r.wall for r in rows),
-                          total.main_cpu - sum(r.main_cpu for r in rows),
-                          total.worker_cpu - sum(r.worker_cpu for r in rows))
-        lines = [f"{'phase':<10} {'wall s':>9} {'CPU s':>9} {'main CPU s':>11} "
+        top = [r for r in rows if r.level == 0]
+        rest = PhaseTimes("other", total.wall - sum(r.wall for r in top),
+                          total.main_cpu - sum(r.main_cpu for r in top),
+                          total.worker_cpu - sum(r.worker_cpu for r in top))
+        lines = [f"{'phase':<18} {'wall s':>9} {'CPU s':>9} {'main CPU s':>11} "
                  f"{'serial share':>12}"]
         for r in rows + [rest, total]:
             share = "-" if r.serial_share is None else f"{100 * r.serial_share:.0f} %"
-            lines.append(f"{r.name:<10} {r.wall:9.2f} {r.cpu:9.2f} {r.main_cpu:11.2f} "
+            name = "  " * r.level + r.name.replace(" ", "-")
+            lines.append(f"{name:<18} {r.wall:9.2f} {r.cpu:9.2f} {r.main_cpu:11.2f} "
                          f"{share:>12}")
         return "\n".join(lines)
+
+
+@contextmanager
+def stage(name: str):
+    """Record ``name`` as a stage of the current phase if a profile is active."""
+    if _ACTIVE is None:
+        yield
+    else:
+        with _ACTIVE.phase(name):
+            yield

@@ -99,6 +99,7 @@ from verify.analyze.proposals import (
     perceptron,
     propose_strict,
 )
+from verify.analyze.profile import stage
 from verify.analyze.screen import screened_relaxation, tie_point, tie_point_parts
 from verify.analyze.simplex import SimplexCertificate, SimplexNoTie
 from verify.lp.feasibility import GordanCertificate, Witness, strict_feasibility
@@ -551,14 +552,16 @@ def _decide_rational(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list, progr
         from verify.analyze.parallel import Workers
 
         workers = workers or Workers(head)
-        found, rivals, starts = _screened_plane_witnesses(head, open_pairs, progress,
-                                                          workers)
+        with stage("pair screen"):
+            found, rivals, starts = _screened_plane_witnesses(head, open_pairs, progress,
+                                                              workers)
         _settle(out, found, wanted, None)
         tasks = [(p[0], p[1], starts.get(p), rivals.get(p, ())) for p in open_pairs
                  if p not in out]
-        for task, ev in zip(tasks, workers.map(decide_pair, tasks,
-                                               lambda r: _tick(progress, 1))):
-            out[task[:2]] = ev
+        with stage("per pair"):
+            for task, ev in zip(tasks, workers.map(decide_pair, tasks,
+                                                   lambda r: _tick(progress, 1))):
+                out[task[:2]] = ev
     else:
         # 1. Rays between the two labels' own witnesses.
         found = _segment_witnesses(head, argmax, open_pairs)
