@@ -74,3 +74,27 @@ def test_json_above_the_threshold_leaves_evidence_to_the_certificate(monkeypatch
     monkeypatch.setattr(report_module, "JSON_EVIDENCE_MAX_ENTRIES", 15 * 3)
     assert to_json(result) == full
     json.dumps(small)
+
+
+def test_exact_keys_by_limbs_equal_the_python_keys():
+    """The int64 limb products of ``_exact_keys`` against the plain Python sums, from
+    one-bit entries to entries of 63 bits (three limbs at d = 199), both signs."""
+    from verify.analyze import neighbours as nb
+    from verify.analyze.head import make_head
+
+    rng = np.random.default_rng(11)
+    seen_limbs = set()
+    for trial in range(40):
+        d = int(rng.integers(1, 200))
+        n = int(rng.integers(8, 30))
+        bits = int(rng.integers(1, 63))
+        Z = rng.integers(-(1 << bits) + 1, 1 << bits, size=(n, d), dtype=np.int64)
+        Z[0, 0] = (1 << 62) - 1 if trial % 5 == 0 else Z[0, 0]
+        head = make_head(Z)
+        assert head.Zarr is not None
+        seen_limbs.add(len(nb._limbs(head.Zarr, nb._limb_bits(d))))
+        cand = list(range(n))
+        for i in (0, n // 2, n - 1):
+            assert nb._exact_keys(head, i, cand) == [nb._exact_key(head, i, k)
+                                                    for k in cand]
+    assert {1, 2, 3} <= seen_limbs

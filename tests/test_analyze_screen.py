@@ -282,6 +282,27 @@ def test_jobs_give_byte_identical_output(screened):
         assert _digest(analyze(W, cells=False, rays=0, jobs=jobs)) == reference
 
 
+def test_cosine_blocks_on_workers_give_the_same_neighbours(screened, monkeypatch):
+    """The float32 cosine pass in blocks of 16 labels on two workers, with and without a
+    bias (whose workers hold the lifted head and take its rows by ``view``): the same
+    output as in one process. A blob of near-identical rows makes every member a
+    candidate of every other (the exact keys by limbs)."""
+    import verify.analyze.neighbours as neighbours_module
+    from verify.analyze.report import analyze_with_bias
+
+    monkeypatch.setattr(neighbours_module, "COSINE_TASK_LABELS", 16)
+    W = _head(8, 200, 5)
+    W[100:130] = W[99] + np.float32(1e-6) * np.arange(30, dtype=np.float32)[:, None]
+    b = np.random.default_rng(9).standard_normal(200).astype(np.float32)
+    reference = _digest(analyze(W, cells=False, rays=0, neighbours=3))
+    assert _digest(analyze(W, cells=False, rays=0, neighbours=3, jobs=2)) == reference
+    one = analyze_with_bias(W, b, neighbours=3, rays=0)
+    two = analyze_with_bias(W, b, neighbours=3, rays=0, jobs=2)
+    assert json.dumps(to_json(one)) == json.dumps(to_json(two))
+    assert one.cosine.neighbours == analyze(W, cells=False, rays=0,
+                                            neighbours=3).cosine.neighbours
+
+
 def test_jobs_on_the_command_line(screened, tmp_path):
     path = tmp_path / "w.npy"
     np.save(path, _head(5, 260, 5))

@@ -413,6 +413,15 @@ def _lifted_ties(head: ExactHead, argmax: ArgmaxAnalysis, pairs, rays=None,
                      workers=workers)
 
 
+def bias_free_view(head: ExactHead) -> ExactHead:
+    """:func:`bias_free_head` of ``head``, computed once per head and process (the
+    cosine pass of worker processes asks for it with every block)."""
+    rows = getattr(head, "_bias_free", None)
+    if rows is None:
+        rows = head._bias_free = bias_free_head(head)
+    return rows
+
+
 def bias_free_head(head: ExactHead) -> ExactHead:
     """The head of the rows ``w_k`` alone (for cosines), from the lifted ``head``."""
     n, d = head.labels, head.d - 1

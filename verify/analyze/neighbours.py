@@ -75,6 +75,66 @@ def _exact_key(head, i: int, k: int):
     return g * abs(g) / _field_dot(head.rows[k], head.rows[k])
 
 
+def _exact_keys(head, i: int, cand: list[int]) -> list:
+    """:func:`_exact_key` of ``i`` and every label of ``cand``. For a head held as int64
+    integers (``head.Zarr``) the dot products are int64 matrix products of limbs
+    (:func:`_limbs`), exact because every sum stays below ``2^62``, instead of a
+    Python loop over ``d`` coordinates per label: a blob of thousands of near-identical
+    rows has every member among the candidates of each member."""
+    Z = getattr(head, "Zarr", None)
+    if Z is None or len(cand) < 8:
+        return [_exact_key(head, i, k) for k in cand]
+    L = _limb_bits(head.d)
+    g = _exact_products(_limbs(Z[np.asarray(cand, dtype=np.intp)], L),
+                        _limbs(Z[i], L), L)
+    norms = _squared_norms(head)
+    return [fmpq(gk * abs(gk), norms[k]) for gk, k in zip(g, cand)]
+
+
+def _limb_bits(d: int) -> int:
+    """Limb width ``L``: ``d`` products of two numbers below ``2^L`` sum below ``2^61``."""
+    return (61 - int(d).bit_length()) // 2
+
+
+def _limbs(Z: np.ndarray, L: int) -> list[np.ndarray]:
+    """int64 arrays with ``Z = sum_a limbs[a] 2^(a L)`` exactly: every limb but the last
+    in ``[0, 2^L)``, the last (the signed rest) of absolute value below ``2^L``."""
+    limbs, rest = [], Z
+    while rest.size and max(int(rest.max()), -int(rest.min())) >= 1 << L:
+        limbs.append(rest & ((1 << L) - 1))
+        rest = rest >> L  # floor division: rest 2^L + limb is the number before
+    limbs.append(rest)
+    return limbs
+
+
+def _exact_products(A: list[np.ndarray], x: list[np.ndarray], L: int) -> list[int]:
+    """``A @ x`` exactly, as Python integers, for ``A`` (rows) and ``x`` (a vector) in
+    limbs of width ``L``."""
+    total = 0
+    for a, Aa in enumerate(A):
+        for b, xb in enumerate(x):
+            total = total + (Aa @ xb).astype(object) * (1 << (L * (a + b)))
+    return [int(v) for v in total]
+
+
+def _squared_norms(head) -> list[int]:
+    """``|z_k|^2`` of every row, exactly (computed once per head)."""
+    norms = getattr(head, "_exact_squared_norms", None)
+    if norms is None:
+        L = _limb_bits(head.d)
+        blocks = []
+        for lo in range(0, head.n, 4096):
+            limbs = _limbs(head.Zarr[lo:lo + 4096], L)
+            part = 0
+            for a, Za in enumerate(limbs):
+                for b, Zb in enumerate(limbs):
+                    part = part + np.einsum("ij,ij->i", Za, Zb).astype(object) * (
+                        1 << (L * (a + b)))
+            blocks.extend(int(v) for v in part)
+        norms = head._exact_squared_norms = blocks
+    return norms
+
+
 def _field_dot(u, v):
     total = u[0] * v[0]
     for a, b in zip(u[1:], v[1:]):
@@ -141,7 +201,8 @@ def _top_exact(head, i: int, cand, cos, k: int) -> list[int]:
     by the exact key, ties by label.
     """
     if cos is None:
-        keyed = sorted(((_exact_key(head, i, int(c)), int(c)) for c in cand), key=_Desc)
+        cand = [int(c) for c in cand]
+        keyed = sorted(zip(_exact_keys(head, i, cand), cand), key=_Desc)
         return [c for _, c in keyed[:k]]
     cand = [int(c) for c in cand]
     cand.sort(key=lambda c: (-cos[c], c))
@@ -152,8 +213,7 @@ def _top_exact(head, i: int, cand, cos, k: int) -> list[int]:
             run.append(c)
             continue
         if len(run) > 1:
-            run = [c2 for _, c2 in sorted(((_exact_key(head, i, r), r) for r in run),
-                                          key=_Desc)]
+            run = [c2 for _, c2 in sorted(zip(_exact_keys(head, i, run), run), key=_Desc)]
         out.extend(run)
         if len(out) >= k or c is None:
             break
@@ -161,8 +221,8 @@ def _top_exact(head, i: int, cand, cos, k: int) -> list[int]:
     return out[:k]
 
 
-def cosine_neighbours(W, k: int = DEFAULT_NEIGHBOURS, *,
-                      progress=None) -> list[list[tuple[int, float]]]:
+def cosine_neighbours(W, k: int = DEFAULT_NEIGHBOURS, *, progress=None, workers=None,
+                      view=None) -> list[list[tuple[int, float]]]:
     """For every label its ``k`` nearest labels by cosine, as ``(label, cosine)``.
 
     The order is exact (see the module docstring); the cosine values are floats for
@@ -171,7 +231,9 @@ def cosine_neighbours(W, k: int = DEFAULT_NEIGHBOURS, *,
     in ``O(n)`` memory per label of a block; for large heads it is a float32 pass that
     keeps every label within ``FLOAT32_COSINE_BAND`` of the ``k``-th largest float32
     cosine, whose float64 cosines then go through the same filter as before (so the
-    result is the same).
+    result is the same); with ``workers`` (:class:`verify.analyze.parallel.Workers`)
+    it runs in blocks on them, each worker's head mapped to ``W`` by ``view`` (a
+    module-level function; None: the workers hold ``W`` itself).
     """
     head = make_head(W)
     n = head.n
@@ -191,7 +253,7 @@ def cosine_neighbours(W, k: int = DEFAULT_NEIGHBOURS, *,
         return out
     step = _cosine_block(head)
     if not exact_only and getattr(head, "screened", False):
-        _float32_neighbours(head, U, valid, k, step, out, progress)
+        _float32_neighbours(head, U, valid, k, step, out, progress, workers, view)
         return out
     for lo in range(0, n, step):
         hi = min(n, lo + step)
@@ -257,39 +319,85 @@ def float32_cosine_band(d: int) -> float:
     return 2 * (2 * d + 10) * (2.0 ** -24 + 2.0 ** -53) + COSINE_FILTER
 
 
+#: Labels per task of the float32 pass when it runs on workers.
+COSINE_TASK_LABELS = 1024
+
+
 def _float32_neighbours(head, U: np.ndarray, valid: np.ndarray, k: int, step: int,
-                        out: list, progress) -> None:
-    """The neighbours of :func:`cosine_neighbours` through a float32 pre-filter."""
+                        out: list, progress, workers=None, view=None) -> None:
+    """The neighbours of :func:`cosine_neighbours` through a float32 pre-filter; with
+    ``workers``, blocks of ``COSINE_TASK_LABELS`` labels on the workers, whose head
+    ``view`` maps to ``head`` (None: the same head)."""
     n = head.n
-    U32 = U.astype(np.float32)
-    band = float32_cosine_band(head.d)
-    others_count = int(valid.sum())
+    if workers is not None and (workers.jobs > 1 or workers.scheduler):
+        step = min(step, COSINE_TASK_LABELS)
+        tasks = [(view, lo, min(n, lo + step), k) for lo in range(0, n, step)]
+        results = workers.map(neighbour_block, tasks,
+                              lambda r: progress.update(len(r)) if progress else None)
+        for (_, lo, hi, _), block in zip(tasks, results):
+            out[lo:hi] = block
+        return
+    head._cosine_rows = (U, valid)
     for lo in range(0, n, step):
         hi = min(n, lo + step)
-        C = U32[lo:hi] @ U32.T
-        C[:, ~valid] = -np.inf
-        C[np.arange(hi - lo), np.arange(lo, hi)] = -np.inf
-        if others_count - 1 > k:
-            kth = kth_largest(C, k)
-        for r, i in enumerate(range(lo, hi)):
-            if not valid[i] or others_count <= 1:
-                continue
-            if others_count - 1 <= k:
-                cand = np.flatnonzero(valid)
-                cand = cand[cand != i]
-            else:
-                cand = np.flatnonzero(C[r] >= kth[r] - band)
-            cos64 = U[cand] @ U[i]
-            if others_count - 1 > k:
-                # The float64 filter of cosine_neighbours, on the band only.
-                m = cand.size - k
-                keep = cos64 >= np.partition(cos64, m)[m] - COSINE_FILTER
-                cand, cos64 = cand[keep], cos64[keep]
-            cos = dict(zip(cand.tolist(), cos64.tolist()))
-            top = _top_exact(head, i, cand, cos, k)
-            out[i] = [(c, display_cosine(head, i, c)) for c in top]
+        out[lo:hi] = _float32_block(head, lo, hi, k)
         if progress is not None:
             progress.update(hi - lo)
+
+
+def neighbour_block(worker_head, task) -> list:
+    """Labels ``lo .. hi - 1`` of the float32 pass, a task of
+    :class:`verify.analyze.parallel.Workers`: ``task = (view, lo, hi, k)``, the cosine
+    head being ``view(worker_head)`` (or the worker's head itself)."""
+    view, lo, hi, k = task
+    head = worker_head if view is None else view(worker_head)
+    return _float32_block(head, lo, hi, k)
+
+
+def _unit_rows(head) -> tuple[np.ndarray, np.ndarray]:
+    """The float64 rows scaled to unit length and the mask of non-zero rows (computed
+    once per head and process)."""
+    cached = getattr(head, "_cosine_rows", None)
+    if cached is None:
+        valid = _nonzero_rows(head)
+        F = np.asarray(head.F, dtype=np.float64)
+        norms = np.linalg.norm(F, axis=1)
+        cached = head._cosine_rows = (F / np.where(norms > 0, norms, 1.0)[:, None], valid)
+    return cached
+
+
+def _float32_block(head, lo: int, hi: int, k: int) -> list:
+    """The neighbour lists of labels ``lo .. hi - 1`` by the float32 pre-filter."""
+    U, valid = _unit_rows(head)
+    U32 = getattr(head, "_cosine_rows32", None)
+    if U32 is None:
+        U32 = head._cosine_rows32 = U.astype(np.float32)
+    band = float32_cosine_band(head.d)
+    others_count = int(valid.sum())
+    block: list = [[] for _ in range(lo, hi)]
+    C = U32[lo:hi] @ U32.T
+    C[:, ~valid] = -np.inf
+    C[np.arange(hi - lo), np.arange(lo, hi)] = -np.inf
+    if others_count - 1 > k:
+        kth = kth_largest(C, k)
+    for r, i in enumerate(range(lo, hi)):
+        if not valid[i] or others_count <= 1:
+            continue
+        if others_count - 1 <= k:
+            cand = np.flatnonzero(valid)
+            cand = cand[cand != i]
+        else:
+            cand = np.flatnonzero(C[r] >= kth[r] - band)
+        cos64 = U[cand] @ U[i]
+        if others_count - 1 > k:
+            # The float64 filter of cosine_neighbours, on the band only.
+            m = cand.size - k
+            keep = cos64 >= np.partition(cos64, m)[m] - COSINE_FILTER
+            cand, cos64 = cand[keep], cos64[keep]
+        cos = dict(zip(cand.tolist(), cos64.tolist()))
+        top = _top_exact(head, i, cand, cos, k)
+        block[r] = [(c, display_cosine(head, i, c)) for c in top]
+    return block
 
 
 class _Desc:

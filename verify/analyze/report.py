@@ -146,7 +146,7 @@ def _analyze(head, workers, neighbours, max_cells, force, cells, names, rays, pr
     seconds["argmax"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     bar = progress("cosine", head.n) if progress and getattr(head, "screened", False) else None
-    near = cosine_neighbours(head, neighbours, progress=bar)
+    near = cosine_neighbours(head, neighbours, progress=bar, workers=workers)
     if bar is not None:
         bar.close()
     seconds["cosine"] = time.perf_counter() - t0
@@ -190,7 +190,7 @@ def analyze_with_bias(W, b, *, neighbours: int = 2, names=None, source: str = "t
         _argmax_of,
         _lifted_ties,
         _ties_of,
-        bias_free_head,
+        bias_free_view,
         bias_head,
     )
     from verify.analyze.parallel import Workers
@@ -199,7 +199,7 @@ def analyze_with_bias(W, b, *, neighbours: int = 2, names=None, source: str = "t
     t0 = time.perf_counter()
     head = bias_head(W, b, budget=budget, source=source)
     n = head.labels
-    rows = bias_free_head(head)
+    rows = bias_free_view(head)
     parallel = head.screened and (jobs > 1 or scheduler)
     if parallel:
         head.float32_rows()
@@ -212,7 +212,8 @@ def analyze_with_bias(W, b, *, neighbours: int = 2, names=None, source: str = "t
         seconds["argmax"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         bar = progress("cosine", n) if progress and rows.screened else None
-        near = cosine_neighbours(rows, neighbours, progress=bar)
+        near = cosine_neighbours(rows, neighbours, progress=bar, workers=workers,
+                                 view=bias_free_view)
         if bar is not None:
             bar.close()
         seconds["cosine"] = time.perf_counter() - t0
