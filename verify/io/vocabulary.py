@@ -127,6 +127,10 @@ def _tokenizer_json_ids(file: Path, text: str) -> list:
                               f"{exc.msg})") from None
     except RecursionError:
         raise VocabularyError(f"{file}: not readable JSON (nested too deeply)") from None
+    except ValueError as exc:  # an integer of more than 4300 digits
+        reason = ("an integer of more than 4300 digits" if "digits" in str(exc)
+                  else str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        raise VocabularyError(f"{file}: not readable JSON ({reason})") from None
     if not isinstance(doc, dict):
         raise VocabularyError(f"{file}: not a tokenizer.json: the document is not an "
                               "object")
@@ -157,9 +161,12 @@ def _tokenizer_json_ids(file: Path, text: str) -> list:
     return found
 
 
-def _show(token: str) -> str:
-    """A token inside a one-line message: JSON-quoted, at most 40 characters."""
-    text = json.dumps(token)
+def _show(value) -> str:
+    """A token or id inside a one-line message: as JSON, at most 40 characters."""
+    if type(value) is int and value.bit_length() > 64:
+        return f"(an integer of {len(str(value))} digits)" if value.bit_length() < 14000 \
+            else "(an integer of more than 4000 digits)"
+    text = json.dumps(value)
     return text if len(text) <= 40 else text[:36] + '..."'
 
 
@@ -169,8 +176,8 @@ def _tokens_by_id(file: Path, found: list, labels: int | None) -> list:
     for token, i, where in found:
         if type(i) is not int or not 0 <= i <= MAX_TOKEN_ID:
             raise VocabularyError(f"{file}: token {_show(token)} ({where}) has id "
-                                  f"{_show(i) if not isinstance(i, int) else i}, not a "
-                                  "label number (an integer from 0)")
+                                  f"{_show(i)}, not a label number (an integer from 0 to "
+                                  f"{MAX_TOKEN_ID})")
         if i in by_id and by_id[i] != token:
             if where == "added_tokens" and origin[i] == "model.vocab":
                 pass  # an added token renames the id, as the tokenizers library decodes it
