@@ -315,7 +315,6 @@ def _cannot_tie(result, names) -> str:
 
 def html_report(result, *, source: str, labels_file: str | None = None) -> str:
     """The page, as text (see the module docstring)."""
-    from verify import __version__
     from verify.analyze.report import to_json
 
     doc = to_json(result, evidence=False)
@@ -333,7 +332,7 @@ def html_report(result, *, source: str, labels_file: str | None = None) -> str:
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
         f"<meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">",
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
-        f"<meta name=\"generator\" content=\"verify {_e(__version__)}\">",
+        "<meta name=\"generator\" content=\"python -m verify analyze --html\">",
         f"<title>analysis of {_e(source)}</title><style>{_STYLE}</style></head><body>",
         f"<h1>Analysis of <code>{_e(source)}</code></h1>",
         f"<p>A softmax head with logits <code>{kind}</code>: which labels can be the "
