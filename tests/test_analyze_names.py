@@ -254,3 +254,17 @@ def test_read_vocabulary_errors_are_one_line(tmp_path):
     with pytest.raises(VocabularyError) as info:
         read_vocabulary(path / "tokenizer.json")
     assert "\n" not in str(info.value) and "id 0 has two tokens" in str(info.value)
+
+
+def test_graphml_holds_names_with_control_characters(tmp_path, run_cli):
+    import networkx as nx
+
+    tokens = ["\x1b[0m", "a\x00b", "\n", "\t", "\ufffe", "ok"]
+    path = checkpoint(tmp_path, tokenizer=bpe(tokens))
+    graphml, nodelink = tmp_path / "g.graphml", tmp_path / "g.json"
+    analyze_json(run_cli, path, "--graph", graphml)
+    names = [nx.read_graphml(graphml).nodes[str(i)]["name"] for i in range(6)]
+    assert names == ["\\x1b[0m", "a\\x00b", "\n", "\t", "\\ufffe", "ok"]
+    analyze_json(run_cli, path, "--graph", nodelink)
+    data = json.loads(nodelink.read_text())
+    assert [node["name"] for node in data["nodes"]] == tokens
