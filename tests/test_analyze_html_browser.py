@@ -13,9 +13,11 @@ installed (``pip install -e '.[test]'`` installs it).
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +25,7 @@ import pytest
 from safetensors.numpy import save_file
 
 from verify.analyze.names import show_name
+from verify.cli import main
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 TOKENS = ["\n", " the", "<script>alert(1)</script>", '"><img src=x onerror=alert(2)>',
@@ -43,7 +46,8 @@ def _browser():
             return sync_playwright, found
     if Path("/usr/bin/chromium").exists():
         return sync_playwright, "/usr/bin/chromium"
-    cache = Path(os.environ.get("PLAYWRIGHT_BROWSERS_PATH", Path.home() / ".cache" / "ms-playwright"))
+    cache = Path(os.environ.get("PLAYWRIGHT_BROWSERS_PATH",
+                                Path.home() / ".cache" / "ms-playwright"))
     if any(cache.glob("chromium*")):
         return sync_playwright, None  # Playwright's own download
     pytest.skip("no browser test: no Chromium found (apt-get install chromium, or "
@@ -52,10 +56,6 @@ def _browser():
 
 @pytest.fixture(scope="module")
 def page_and_json(tmp_path_factory):
-    from verify.cli import main
-    import io
-    from contextlib import redirect_stderr, redirect_stdout
-
     tmp = tmp_path_factory.mktemp("html")
     directory = tmp / "ckpt"
     directory.mkdir()
