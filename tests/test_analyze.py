@@ -581,7 +581,7 @@ def test_text_report_labels_graph_and_plot(tmp_path):
     code, out, err = cli("analyze", "--matrix", path, "--labels", str(names),
                          "--graph", str(graphml), "--plot", str(png))
     assert code == 0, err
-    assert "tie pairs" in out and "2 (fish)" in out
+    assert "tie pairs" in out and '2 "fish"' in out
     import networkx as nx
 
     G = nx.read_graphml(graphml)

@@ -47,6 +47,9 @@ _EXPORTS = {
     "tie_pairs": "ties",
     "write_graph": "ties",
     "plot_head": "plot",
+    "show_name": "names",
+    "html_report": "html",
+    "write_html": "html",
 }
 
 
@@ -76,14 +79,17 @@ __all__ = [
     "cell_counts",
     "cosine_neighbours",
     "format_text",
+    "html_report",
     "is_argmax_certificate",
     "is_argmax_witness",
     "is_no_tie_certificate",
     "is_tie_witness",
     "make_head",
     "plot_head",
+    "show_name",
     "tie_graph",
     "tie_pairs",
     "to_json",
     "write_graph",
+    "write_html",
 ]

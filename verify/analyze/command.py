@@ -15,7 +15,7 @@ from pathlib import Path
 from verify.io.errors import InputError
 from verify.io.options import non_negative_int, positive_int
 
-__all__ = ["add_parser", "read_head", "read_names", "run_analyze"]
+__all__ = ["add_parser", "label_names", "read_head", "read_names", "run_analyze"]
 
 MATRIX_HELP = (
     "the unembedding matrix, one row per label: .json (a list of rows, or an object "
@@ -39,12 +39,17 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "with, and the sizes of the sign and ranking patterns.")
     p.add_argument("--matrix", required=True, metavar="FILE", help=MATRIX_HELP)
     p.add_argument("--labels", metavar="NAMES_FILE",
-                   help="a text file with one label name per line, n lines")
+                   help="a text file with one label name per line, n lines (default for "
+                        "a checkpoint: the tokens of the tokenizer.json or vocab.txt "
+                        "beside it)")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object (keys in docs/analyze.md)")
     p.add_argument("--plot", metavar="OUT.png",
                    help="draw the head and its argmax regions (dimension 2 only; needs "
                         "matplotlib)")
+    p.add_argument("--html", metavar="REPORT.html",
+                   help="write a self-contained HTML report (summary, unargmaxable labels "
+                        "with their certificates, cosine rank against ties), atomically")
     p.add_argument("--graph", metavar="OUT.graphml|OUT.json",
                    help="write the tie graph (labels, certified tie pairs) as GraphML or "
                         "networkx node-link JSON, atomically")
@@ -217,6 +222,31 @@ def read_names(path: str, n: int) -> list[str]:
     return names
 
 
+def label_names(args, n: int) -> tuple[list[str] | None, str | None]:
+    """The label names and the file they come from: ``--labels``, else for a checkpoint
+    the tokens of the ``tokenizer.json`` or ``vocab.txt`` beside it (a note on stderr
+    says which), else none. A vocabulary that cannot name the ``n`` labels is reported
+    in one warning line, and the labels are shown by number."""
+    if args.labels:
+        return read_names(args.labels, n), args.labels
+    from verify.io.checkpoint import is_checkpoint
+    from verify.io.vocabulary import VocabularyError, read_vocabulary, vocabulary_file
+
+    if not is_checkpoint(args.matrix):
+        return None, None
+    found = vocabulary_file(args.matrix)
+    if found is None:
+        return None, None
+    try:
+        vocabulary = read_vocabulary(found, labels=n)
+    except VocabularyError as exc:
+        print(f"verify: warning: {exc}; labels shown by number", file=sys.stderr)
+        return None, None
+    print(f"verify: note: label names from {found} ({len(vocabulary)} tokens)",
+          file=sys.stderr)
+    return vocabulary.tokens, str(found)
+
+
 def _check_output(path: str, option: str) -> None:
     parent = Path(path).parent
     if not parent.is_dir():
@@ -295,10 +325,12 @@ def _run_analyze(args, profile) -> int:
         _check_output(args.plot, "--plot")
     if args.certificate is not None:
         _check_output(args.certificate, "--certificate")
+    if args.html is not None:
+        _check_output(args.html, "--html")
     rows, bias, description = load_source(args.matrix, args.tensor, args.bias)
     source_rows = rows
     n, d = (rows.shape if hasattr(rows, "shape") else (len(rows), len(rows[0])))
-    names = read_names(args.labels, n) if args.labels else None
+    names, names_file = label_names(args, n)
     if args.plot is not None:
         if d != 2:
             raise InputError(f"{args.matrix}: --plot draws heads of dimension 2; this one "
@@ -355,10 +387,17 @@ def _run_analyze(args, profile) -> int:
         print(f"verify: figure written to {args.plot}", file=sys.stderr)
     if args.certificate is not None:
         _write_certificate(args, result, source_rows, bias)
+    if args.html is not None:
+        from verify.analyze.html import write_html
+
+        _writing(args.html, "--html", lambda: write_html(
+            args.html, result, source=description or args.matrix, labels_file=names_file))
+        print(f"verify: report written to {args.html}", file=sys.stderr)
     if args.json:
         doc = to_json(result)
         if description is not None:
             doc["source"] = description
+        doc["labels_file"] = names_file
         # One string (the C encoder) instead of json.dump's many small writes.
         sys.stdout.write(json.dumps(doc, separators=(",", ":")) + "\n")
     else:

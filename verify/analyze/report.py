@@ -37,6 +37,7 @@ from flint import fmpq, fmpz
 from verify.analyze.argmax import ArgmaxAnalysis, argmaxable_labels
 from verify.analyze.cells import DEFAULT_MAX_CELLS, cell_counts, json_cells, magnitude
 from verify.analyze.head import make_head
+from verify.analyze.names import show_name
 from verify.analyze.neighbours import (
     DEFAULT_NEIGHBOURS,
     CosineSummary,
@@ -317,6 +318,7 @@ def _json_document(a: HeadAnalysis, with_evidence: bool) -> dict:
         "n": a.n,
         "d": a.d,
         "labels": a.names,
+        "labels_shown": [show_name(x) for x in a.names] if a.names is not None else None,
         "argmaxable": a.argmax.argmaxable,
         "unargmaxable": a.argmax.unargmaxable,
         "tie_pairs": tie_pairs_,
@@ -347,7 +349,7 @@ def _json_document(a: HeadAnalysis, with_evidence: bool) -> dict:
 
 
 def _name(a: HeadAnalysis, i: int) -> str:
-    return f"{i} ({a.names[i]})" if a.names else str(i)
+    return f"{i} {show_name(a.names[i])}" if a.names else str(i)
 
 
 def _list(a: HeadAnalysis, labels, limit: int = 20) -> str:

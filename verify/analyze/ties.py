@@ -76,6 +76,7 @@ False
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from itertools import combinations
 from math import gcd
@@ -865,14 +866,31 @@ def tie_graph(analysis: TieAnalysis, argmax: ArgmaxAnalysis | None = None,
     return G
 
 
+#: Characters that XML 1.0 cannot hold, not even escaped (a label name may have them).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
 def write_graph(G, path) -> None:
-    """Write ``G`` atomically: GraphML for ``.graphml``, node-link JSON for ``.json``."""
+    """Write ``G`` atomically: GraphML for ``.graphml``, node-link JSON for ``.json``.
+
+    GraphML is XML 1.0, which cannot hold control characters other than tab, newline
+    and carriage return: in a node's text attributes (``name``) each is written as its
+    escape ``\\xHH`` (node-link JSON keeps every name as it is)."""
     import networkx as nx
 
     from verify.io.atomic import write_text_atomic
 
     suffix = str(path).lower().rsplit(".", 1)[-1] if "." in str(path) else ""
     if suffix == "graphml":
+        if any(isinstance(v, str) and _NOT_XML.search(v)
+               for _, attrs in G.nodes(data=True) for v in attrs.values()):
+            G = G.copy()
+            for _, attrs in G.nodes(data=True):
+                for key, v in attrs.items():
+                    if isinstance(v, str):
+                        attrs[key] = _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}"
+                                                  if ord(m.group()) < 0x100
+                                                  else f"\\u{ord(m.group()):04x}", v)
         text = "\n".join(nx.generate_graphml(G)) + "\n"
     elif suffix == "json":
         try:
