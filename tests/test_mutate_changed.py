@@ -227,3 +227,12 @@ def test_the_table_counts_each_outcome_and_names_the_survivors():
         "| verify.m.Table.__init__ | 3 | 0 | 0 | 0 | 1 no tests, 1 not run, 1 other |",
         "| verify.m.third | 0 | 0 | 0 | 0 |  |",
         "| **all** | 8 | 2 | 1 | 2 | 1 no tests, 1 not run, 1 other |"]
+
+
+def test_module_paths_are_taken_relative_to_the_repository(monkeypatch, tmp_path):
+    assert mc.repository_path(str(ROOT / "verify" / "api.py")) == "verify/api.py"
+    assert mc.repository_path("verify/api.py") == "verify/api.py"
+    monkeypatch.chdir(ROOT / "verify")
+    assert mc.repository_path("api.py") == "verify/api.py"
+    monkeypatch.chdir(tmp_path)  # not a file here: relative to the root
+    assert mc.repository_path("verify/lp/feasibility.py") == "verify/lp/feasibility.py"

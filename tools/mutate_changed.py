@@ -1,9 +1,9 @@
 """Mutate what you changed: mutmut on the functions a git diff touches.
 
-    python tools/mutate_changed.py                  # uncommitted changes (against HEAD)
-    python tools/mutate_changed.py --base main      # everything since the branch left main
-    python tools/mutate_changed.py --module verify/arrangement/whitney.py   # a whole module
-    python tools/mutate_changed.py --base main --dry-run   # what would run, without running
+    python -m tools.mutate_changed                  # uncommitted changes (against HEAD)
+    python -m tools.mutate_changed --base main      # everything since the branch left main
+    python -m tools.mutate_changed --module verify/arrangement/whitney.py   # a whole module
+    python -m tools.mutate_changed --base main --dry-run   # what would run, without running
 
 The functions are found by the changed lines of ``git diff -U0`` (and every function of
 a new, untracked module), mapped onto the top-level functions and the methods of classes
@@ -314,6 +314,17 @@ def changed(base: str, sources: list[str]) -> dict[str, list[Hunk] | None]:
     return {path: hunks for path, hunks in files.items() if path.endswith(".py")}
 
 
+def repository_path(path: str) -> str:
+    """``path`` (absolute, relative to the working directory, or to the repository's
+    root) relative to the repository's root."""
+    given = Path(path)
+    if not given.is_absolute() and (Path.cwd() / given).is_file():
+        given = Path.cwd() / given
+    if given.is_absolute():
+        return given.resolve().relative_to(ROOT).as_posix()
+    return given.as_posix()
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", default="HEAD",
@@ -336,7 +347,7 @@ def main(argv=None) -> int:
     config = tomllib.loads(pyproject)["tool"]["mutmut"]
     sources = config.get("source_paths", ["verify"])
     if options.module:
-        files = {path: None for path in options.module}
+        files = {repository_path(path): None for path in options.module}
     else:
         files = changed(options.base, sources)
     chosen: dict[str, list[Function]] = {}
