@@ -219,6 +219,7 @@ NOT_RUN_BLOCKS = {
                   "two commands)"),
     ("README.md", "needs the trained head's W and b saved from its package"),
     ("checkpoints.md", "needs the bert-base-uncased checkpoint"),
+    ("testing.md", "runs the test suite, which takes minutes"),
     ("testing.md", "a mutation run takes hours"),
 }
 

@@ -16,7 +16,6 @@ from verify.lp.feasibility import (
     Witness,
     _exact_simplex,
     _propose_and_certify,
-    reduce_certificate,
     strict_feasibility,
 )
 from verify.linalg.exact import rank
@@ -79,14 +78,6 @@ def test_rational_rows_get_rescaled_multipliers():
     assert fraction_check(rows, cert)
 
 
-def test_reduce_certificate_reaches_rank_plus_one():
-    rows = [[1, 0], [-1, 0], [0, 1], [0, -1], [1, 1], [-1, -1]]
-    big = GordanCertificate(multipliers=tuple((i, 1) for i in range(6)))
-    small = reduce_certificate(rows, big)
-    assert fraction_check(rows, small)
-    assert len(small.multipliers) <= rank(rows) + 1
-
-
 @pytest.mark.parametrize("N,k", [(150, 4), (300, 6)])
 def test_large_systems_take_the_hinted_route(N, k):
     import random
@@ -134,22 +125,6 @@ def test_the_hint_answers_generic_large_systems(seed):
     assert isinstance(hint, GordanCertificate) and fraction_check(mixed, hint)
 
 
-def _minors_vanish(u, v) -> bool:
-    return all(u[i] * v[j] == u[j] * v[i] for i in range(len(u)) for j in range(len(u)))
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.integers(1, 4).flatmap(lambda k: st.tuples(
-    st.lists(st.integers(-2, 2), min_size=k, max_size=k),
-    st.lists(st.integers(-2, 2), min_size=k, max_size=k))))
-def test_proportional_is_linear_dependence(pair):
-    from verify.lp.feasibility import _proportional
-
-    u, v = pair
-    assert _proportional(u, v) == _minors_vanish(u, v)
-    assert _proportional([Fraction(a, 3) for a in u], [2 * b for b in v]) == _minors_vanish(u, v)
-
-
 @settings(max_examples=300, deadline=None)
 @given(matrices, st.data())
 def test_certificate_on_a_support_is_valid_or_none(rows, data):
@@ -191,3 +166,17 @@ def test_certificate_on_a_support_examples():
 
 def test_empty_system_is_feasible_at_the_empty_point():
     assert strict_feasibility([]) == Witness(point=())
+
+
+def test_rows_without_columns_are_zero_rows():
+    """Rows of no entries are zero rows: ``y = e_0`` combines them to 0, and is checked
+    like any certificate; with no rows at all there is nothing to combine."""
+    from verify.lp.feasibility import is_gordan_certificate
+
+    for rows in ([[]], [[], []]):
+        evidence = strict_feasibility(rows)
+        assert evidence == GordanCertificate(multipliers=((0, 1),))
+        assert is_gordan_certificate(rows, evidence.multipliers)
+    assert not is_gordan_certificate([], [(0, 1)])  # an index out of range
+    assert not is_gordan_certificate([[1, 0], [0, 0]], [(0, 0), (1, 0)])  # all zero
+    assert is_gordan_certificate([[1, 0], [0, 0]], [(1, 3)])

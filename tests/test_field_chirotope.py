@@ -151,3 +151,31 @@ def test_rows_of_very_different_sizes():
     chi = certified_chirotope(P, stats=stats)
     assert chi.table.tolist() == exact_table(P)
     assert stats["chirotope_filter"] == len(chi.table)
+
+
+def _pell_gap():
+    """``sqrt 2 - p/q`` for the first convergent with ``q > 10^12``: about ``3 10^-25``,
+    far below what the filter resolves in a row whose terms are about 1."""
+    p, q = 1, 1
+    while q <= 10 ** 12:
+        p, q = p + 2 * q, p + q
+    return S(2) - SqrtSum(fmpq(p, q))
+
+
+def test_rows_the_filter_cannot_resolve_are_not_taken_as_dependent(monkeypatch):
+    """Two rows that are tiny multiples of independent vectors: the filter proves none
+    of their minors non-zero, so no row of the pair is proved independent and the pair is
+    not certified dependent (its maximal minors go to exact determinants)."""
+    from verify.arrangement import field_chirotope as fc
+
+    outcomes = []
+    certify = fc._certify_dependent
+    monkeypatch.setattr(fc, "_certify_dependent",
+                        lambda *args: outcomes.append(certify(*args)) or outcomes[-1])
+    e = _pell_gap()
+    assert e.sign() != 0
+    P = [[e, 2 * e, 3 * e], [e, -e, 5 * e], [1, 1, 7], [1, 0, 0], [0, S(3), 1]]
+    chi = certified_chirotope(P)
+    assert chi.table.tolist() == exact_table(P)
+    assert chi.table.tolist()[0] == -1  # det = -10 e^2
+    assert outcomes and not any(outcomes)  # the pair was suspected, and not certified

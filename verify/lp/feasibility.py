@@ -12,7 +12,8 @@ question of the engine is a call to :func:`strict_feasibility` on sign-adjusted 
 The answer is either a :class:`Witness` (a rational point ``z`` with ``A z > 0``) or a
 :class:`GordanCertificate` (sparse multipliers ``y``). By Carathéodory's theorem a
 certificate needs at most ``rank(A) + 1`` non-zero multipliers; certificates returned
-here are always reduced to such a minimal support.
+here always have such a minimal support (a basic solution of the simplex method, or a
+proposed support whose rows have one dependency).
 
 Small systems are solved by an exact simplex method over Q. For large ones floating
 point *proposes*: scipy's HiGHS solves the LP in double precision, its primal point is
@@ -41,7 +42,7 @@ from __future__ import annotations
 from math import gcd, lcm
 from typing import Sequence
 
-from flint import fmpq, fmpq_mat
+from flint import fmpq
 
 from verify.linalg.exact import dot, integer_nullspace, primitive_integer_row, to_fmpq_rows
 from verify.lp.evidence import Evidence, GordanCertificate, Witness
@@ -68,8 +69,9 @@ def is_gordan_certificate(rows: Sequence[Sequence], multipliers: Sequence) -> bo
         return False
     if all(y == 0 for _, y in multipliers):
         return False
-    ncols = len(rows[0]) if rows else 0
-    return all(sum((y * rows[i][j] for i, y in multipliers), 0) == 0 for j in range(ncols))
+    # Here ``rows`` is not empty: every multiplier's index is in range.
+    return all(sum((y * rows[i][j] for i, y in multipliers), 0) == 0
+               for j in range(len(rows[0])))
 
 
 # --- the decision procedure ---------------------------------------------------------
@@ -90,15 +92,12 @@ def strict_feasibility(rows: Sequence[Sequence]) -> Evidence:
     A = to_fmpq_rows(rows)
     if not A:
         return Witness(point=())
-    ncols = len(A[0])
     # Positive row scaling changes neither feasibility nor the support of a
     # certificate, and integer rows keep the exact checks cheap.
     Z = [primitive_integer_row(row) for row in A]
     zero_rows = [i for i, row in enumerate(Z) if not any(row)]
-    if zero_rows:
+    if zero_rows:  # rows without columns included: each is a zero row
         return GordanCertificate(multipliers=((zero_rows[0], fmpq(1)),))
-    if ncols == 0:
-        return GordanCertificate(multipliers=((0, fmpq(1)),))
 
     # Measured (benchmarks/bench_feasibility.py): the exact simplex wins on small
     # systems, a float hint plus exact certification on large ones.
@@ -195,7 +194,7 @@ def _certificate_on_support(Z, support: list[int]) -> GordanCertificate | None:
     transposed = [[sub[i][j] for i in range(len(sub))] for j in range(len(Z[0]))]
     basis = integer_nullspace(transposed)
     if len(basis) != 1:
-        # A degenerate hint: reduce a non-negative combination if we can find one.
+        # A degenerate hint: the exact simplex method decides instead.
         return None
     y = basis[0]
     if all(a <= 0 for a in y):
@@ -204,53 +203,6 @@ def _certificate_on_support(Z, support: list[int]) -> GordanCertificate | None:
         return None
     mult = tuple((support[i], fmpq(a)) for i, a in enumerate(y) if a != 0)
     return GordanCertificate(multipliers=mult)
-
-
-def reduce_certificate(rows: Sequence[Sequence], cert: GordanCertificate) -> GordanCertificate:
-    """Carathéodory reduction: the same kind of certificate on at most rank+1 rows.
-
-    While the rows in the support are dependent in more than one way, move along a
-    second dependency until a multiplier reaches zero; the combination stays
-    non-negative and non-zero because the two dependencies are not proportional.
-    """
-    A = to_fmpq_rows(rows)
-    y = {i: fmpq(v) for i, v in cert.multipliers if v != 0}
-    while True:
-        support = sorted(y)
-        cols = len(A[0])
-        mat = fmpq_mat([[A[i][j] for i in support] for j in range(cols)])
-        basis = _rational_nullspace(mat)
-        if len(basis) <= 1:
-            return GordanCertificate(multipliers=tuple((i, y[i]) for i in support))
-        current = [y[i] for i in support]
-        # pick a null vector not proportional to y
-        u = next(b for b in basis if not _proportional(b, current))
-        if all(v <= 0 for v in u):
-            u = [-v for v in u]
-        if not any(v > 0 for v in u):
-            u = [-v for v in u]
-        theta = min(current[t] / u[t] for t in range(len(u)) if u[t] > 0)
-        new = [current[t] - theta * u[t] for t in range(len(u))]
-        y = {support[t]: new[t] for t in range(len(u)) if new[t] != 0}
-
-
-def _rational_nullspace(mat: fmpq_mat) -> list[list[fmpq]]:
-    entries = mat.tolist()
-    den = lcm(1, *(int(x.q) for row in entries for x in row))
-    basis = integer_nullspace([[int(x * den) for x in row] for row in entries])
-    return [[fmpq(a) for a in b] for b in basis]
-
-
-def _proportional(u, v) -> bool:
-    pairs = [(a, b) for a, b in zip(u, v)]
-    for a, b in pairs:
-        if a != 0 or b != 0:
-            ratio = (a, b)
-            break
-    else:
-        return True
-    a0, b0 = ratio
-    return all(a * b0 == b * a0 for a, b in pairs)
 
 
 def _exact_simplex(Z: list[list[int]]) -> Evidence:
@@ -272,7 +224,7 @@ def _exact_simplex(Z: list[list[int]]) -> Evidence:
         # Already minimal, no reduction needed: the support columns (a_i; 1) of a basic
         # solution are linearly independent, so no y != 0 on the support has
         # sum y_i a_i = 0 and sum y_i = 0, and the dependencies of the support rows
-        # form a space of dimension <= 1 (what reduce_certificate would establish).
+        # form a space of dimension <= 1: the support is minimal (Carathéodory).
         return evidence
     point = [fmpq(a) for a in evidence.point]
     den = lcm(*(int(x.q) for x in point))
