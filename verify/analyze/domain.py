@@ -53,12 +53,12 @@ Heads of at most :data:`DOMAIN_MAX_LABELS` labels and :data:`DOMAIN_MAX_ENTRIES`
 
 Example
 -------
->>> A = argmaxable_in_domain([[1, 0], [0, 1], [-1, -1]], "nonneg")
+>>> A = argmaxable_in_domain([[2, -1], [-1, 2], [0, 0]], "nonneg")
 >>> A.argmaxable, A.unargmaxable  # on x >= 0, label 2 never wins
 ([0, 1], [2])
->>> A.evidence[2].multipliers  # 1/2 w_0 + 1/2 w_1 >= w_2 coordinatewise
-((0, 1/2), (1, 1/2))
->>> argmaxable_in_domain([[1, 0], [0, 1], [-1, -1]], "all").unargmaxable
+>>> A.evidence[2].multipliers  # 2/3 w_0 + 1/3 w_1 = (1, 0) >= w_2 coordinatewise
+((0, 2/3), (1, 1/3))
+>>> argmaxable_in_domain([[2, -1], [-1, 2], [0, 0]], "all").unargmaxable  # x = (-1, -1)
 []
 """
 
@@ -131,14 +131,15 @@ class Domain:
     def contains(self, x: Sequence) -> bool:
         """Whether the point ``x`` (exact numbers) lies in the (closed) domain."""
         if self.kind == "nonneg":
-            return all(v >= 0 for v in x)
+            return all(_q(v) >= 0 for v in x)
         if self.kind == "box":
             lo, hi = _q(self.lower), _q(self.upper)
-            return all(lo <= v <= hi for v in x)
+            return all(lo <= _q(v) <= hi for v in x)
         return True
 
     def support(self, g: Sequence):
         """``sup_{x in D} g . x`` exactly, or None for ``+inf``."""
+        g = [_q(v) for v in g]
         if self.kind == "box":
             lo, hi = _q(self.lower), _q(self.upper)
             return sum((max(lo * v, hi * v) for v in g), fmpq(0))
@@ -162,6 +163,8 @@ class Domain:
 
 
 def _q(x) -> fmpq:
+    if isinstance(x, fmpq):
+        return x
     return fmpq(x.numerator, x.denominator) if isinstance(x, Fraction) else fmpq(x)
 
 
