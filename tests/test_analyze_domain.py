@@ -21,10 +21,10 @@ import pytest
 from scipy.optimize import linprog
 
 from verify.analyze import analyze, to_json
+from verify.analyze.report import analyze_in_domain
 from verify.analyze.certificate import write_analyze_certificate, write_archive
 from verify.analyze.domain import (
     Domain,
-    analyze_in_domain,
     is_domain_argmax_certificate,
     is_domain_argmax_witness,
     is_domain_no_tie_certificate,

@@ -328,7 +328,8 @@ def _run_analyze(args, profile) -> int:
         print(f"verify: note: {description}", file=sys.stderr)
     domain = getattr(args, "domain", None)
     if domain is not None:
-        from verify.analyze.domain import analyze_in_domain, domain_size_error
+        from verify.analyze.domain import domain_size_error
+        from verify.analyze.report import analyze_in_domain
 
         if domain_size_error(n, d):
             raise InputError(f"{args.matrix}: {domain_size_error(n, d)}")

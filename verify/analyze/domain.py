@@ -81,8 +81,8 @@ __all__ = [
     "DOMAIN_MAX_ENTRIES",
     "DOMAIN_MAX_LABELS",
     "Domain",
-    "analyze_in_domain",
     "argmaxable_in_domain",
+    "decide_in_domain",
     "domain_size_error",
     "is_domain_argmax_certificate",
     "is_domain_argmax_witness",
@@ -535,18 +535,16 @@ def tie_pairs_in_domain(W, domain, bias=None, argmax: ArgmaxAnalysis | None = No
     return TieAnalysis(n=n, evidence=evidence, complete=len(evidence) == n * (n - 1) // 2)
 
 
-def analyze_in_domain(W, bias, domain, *, neighbours: int = 2, names=None, progress=None,
-                      budget=None):
-    """The :class:`~verify.analyze.report.HeadAnalysis` of ``W x + b`` over ``domain``
-    (``analyze --domain``): every label and every pair decided; cosine neighbours of
-    the rows ``w_k``; no cell counts (they count regions of all of ``R^d``).
+def decide_in_domain(W, bias, domain, *, progress=None, budget=None):
+    """Every label and every pair of ``W x + b`` over ``domain``: ``(rows, argmax, ties,
+    seconds, exact)``, ``rows`` the :class:`~verify.analyze.head.ExactHead` of the rows
+    ``w_k`` (for cosines), ``exact`` the exact ``(W, b)`` (``b`` None without a bias).
+    :func:`verify.analyze.report.analyze_in_domain` makes the whole analysis of it.
 
     Raises :class:`ValueError` for heads above :data:`DOMAIN_MAX_LABELS` labels or
     :data:`DOMAIN_MAX_ENTRIES` entries, and for heads with square roots.
     """
     from verify.analyze.head import ExactHead
-    from verify.analyze.neighbours import _summarise, cosine_neighbours
-    from verify.analyze.report import HeadAnalysis
 
     domain = parse_domain(domain)
     n, d = (W.shape if hasattr(W, "shape") else (len(W), len(W[0]) if len(W) else 0))
@@ -562,18 +560,10 @@ def analyze_in_domain(W, bias, domain, *, neighbours: int = 2, names=None, progr
         bar.close()
     seconds["argmax"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    rows = ExactHead(head.W, budget=budget)
-    near = cosine_neighbours(rows, neighbours)
-    seconds["cosine"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
     bar = progress("pairs", n * (n - 1) // 2) if progress else None
     ties = tie_pairs_in_domain(head, domain, argmax=argmax, progress=bar)
     if bar is not None:
         bar.close()
     seconds["ties"] = time.perf_counter() - t0
-    result = HeadAnalysis(n=head.n, d=head.d, argmax=argmax, ties=ties,
-                          cosine=_summarise(near, ties, neighbours), cells=None,
-                          names=list(names) if names is not None else None,
-                          seconds=seconds, head=rows, domain=domain)
-    result.exact = (head.W, head.b if bias is not None else None)
-    return result
+    rows = ExactHead(head.W, budget=budget)
+    return rows, argmax, ties, seconds, (head.W, head.b if bias is not None else None)

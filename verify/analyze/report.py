@@ -54,6 +54,7 @@ __all__ = [
     "DEFAULT_NEIGHBOURS",
     "HeadAnalysis",
     "analyze",
+    "analyze_in_domain",
     "analyze_with_bias",
     "cell_counts",
     "cosine_neighbours",
@@ -127,7 +128,7 @@ def analyze(W, *, neighbours: int = DEFAULT_NEIGHBOURS, max_cells: int = DEFAULT
     from verify.analyze.parallel import Workers
 
     if domain is not None:
-        from verify.analyze.domain import analyze_in_domain, parse_domain
+        from verify.analyze.domain import parse_domain
 
         domain = parse_domain(domain)
         if not domain.is_all:
@@ -210,7 +211,7 @@ def analyze_with_bias(W, b, *, neighbours: int = 2, names=None, source: str = "t
     from verify.analyze.parallel import Workers
 
     if domain is not None:
-        from verify.analyze.domain import analyze_in_domain, parse_domain
+        from verify.analyze.domain import parse_domain
 
         domain = parse_domain(domain)
         if not domain.is_all:
@@ -253,6 +254,28 @@ def analyze_with_bias(W, b, *, neighbours: int = 2, names=None, source: str = "t
                           names=list(names) if names is not None else None,
                           seconds=seconds, head=rows)
     result.lifted = head
+    return result
+
+
+def analyze_in_domain(W, bias, domain, *, neighbours: int = DEFAULT_NEIGHBOURS, names=None,
+                      progress=None, budget=None) -> HeadAnalysis:
+    """The analysis of ``analyze --domain``: ``W x + b`` (``bias`` None: ``b = 0``) with
+    the inputs in ``domain`` (:mod:`verify.analyze.domain`; every label and pair
+    decided, heads of at most 200 labels); cosines of the rows ``w_k``; no cell counts
+    (they count the regions of all of ``R^d``)."""
+    from verify.analyze.domain import decide_in_domain, parse_domain
+
+    domain = parse_domain(domain)
+    rows, argmax, ties, seconds, exact = decide_in_domain(W, bias, domain,
+                                                          progress=progress, budget=budget)
+    t0 = time.perf_counter()
+    near = cosine_neighbours(rows, neighbours)
+    seconds["cosine"] = time.perf_counter() - t0
+    result = HeadAnalysis(n=rows.n, d=rows.d, argmax=argmax, ties=ties,
+                          cosine=_summarise(near, ties, neighbours), cells=None,
+                          names=list(names) if names is not None else None,
+                          seconds=seconds, head=rows, domain=domain)
+    result.exact = exact
     return result
 
 
