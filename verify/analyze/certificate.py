@@ -196,7 +196,14 @@ def analyze_certificate_arrays(result, W, bias=None) -> tuple[dict, dict]:
     n, d = result.n, result.d
     lifted = getattr(result, "lifted", None)
     drop = None
-    if bias is None:
+    domain = getattr(result, "domain", None)
+    domain = None if domain is None or domain.is_all else domain
+    if domain is not None:
+        # Points (h x, h) as with a bias; beta = 0 (and no bias array) without one.
+        rows, b = result.exact
+        Z, beta, scale = _lifted_integers(rows, b if b is not None else [0] * n)
+        point = _homogeneous
+    elif bias is None:
         head = result.head
         if not isinstance(head, ExactHead):
             raise UnsupportedHead(SQUARE_ROOTS)
@@ -262,7 +269,7 @@ def analyze_certificate_arrays(result, W, bias=None) -> tuple[dict, dict]:
         "non_tie_denominators": nt["denominators"],
         "non_tie_t": nt["t"],
     }
-    if beta is None:
+    if beta is None or (domain is not None and result.exact[1] is None):
         del arrays["bias"]
     if simplex_labels or simplex_pairs:  # absent otherwise: older files stay the same
         arrays["simplex_labels"] = np.array(simplex_labels, dtype=np.int64)
@@ -270,7 +277,8 @@ def analyze_certificate_arrays(result, W, bias=None) -> tuple[dict, dict]:
             len(simplex_labels), width + 1)
         arrays["non_tie_simplex_pairs"] = np.array(simplex_pairs,
                                                    dtype=np.int64).reshape(-1, 2)
-    facts = {"n": n, "d": d, "scale": scale, "bias": beta is not None, "drop": drop,
+    facts = {"n": n, "d": d, "scale": scale, "bias": "bias" in arrays, "drop": drop,
+             "domain": domain,
              "assertion": {"argmaxable": len(argmax_labels),
                            "unargmaxable": len(hull_labels) + len(simplex_labels),
                            "tie_pairs": len(tie_pairs),
@@ -462,6 +470,10 @@ def write_analyze_certificate(path, result, W, *, bias=None, source=None,
     write_archive(path, arrays, facts, _source(source, tensor))
 
 
+def _text_rational(x: Fraction) -> str:
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
 def write_archive(path, arrays: dict, facts: dict, source: dict) -> None:
     """Write ``arrays`` (by name, in the format's order) and the manifest built from
     ``facts`` (``n``, ``d``, ``scale``, ``bias``, ``assertion``) and ``source``.
@@ -488,6 +500,13 @@ def write_archive(path, arrays: dict, facts: dict, source: dict) -> None:
             "assertion": facts["assertion"],
             "evidence": {"encoding": encodings},
         }
+        if facts.get("domain") is not None:
+            # The inputs' domain (absent: all of R^d); points are then (h x, h).
+            dom = facts["domain"]
+            manifest["input"]["domain"] = (
+                {"kind": "box", "lower": _text_rational(dom.lower),
+                 "upper": _text_rational(dom.upper)} if dom.kind == "box"
+                else {"kind": dom.kind})
         if facts.get("drop") is not None:
             # The floor rows (z_k, beta_k - drop) of simplex supports (index n + k).
             manifest["input"]["drop"] = facts["drop"]

@@ -67,6 +67,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="a bias b (logits W x + b): a tensor of the checkpoint, a .npy "
                         "or text file with one entry per label, or 'auto' (the head's "
                         "own bias tensor, if the checkpoint has one)")
+    p.add_argument("--domain", type=_domain, default=None, metavar="all|nonneg|box:L,U",
+                   help="the inputs x the head sees: all of R^d (default), x >= 0 "
+                        "('nonneg', after a ReLU) or L <= x_j <= U ('box:0,6' after a "
+                        "ReLU6; bounds exact: integers, decimals, p/q); heads of at "
+                        "most 200 labels and 20000 entries")
     p.add_argument("--neighbours", type=non_negative_int, default=2, metavar="K",
                    help="nearest labels by cosine listed per label (default 2)")
     p.add_argument("--rays", type=non_negative_int, default=None, metavar="R",
@@ -96,6 +101,16 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "phase and the share of it spent in the main process")
     p.set_defaults(run=run_analyze)
     return p
+
+
+def _domain(text: str):
+    from verify.analyze.domain import parse_domain
+
+    try:
+        domain = parse_domain(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return None if domain.is_all else domain
 
 
 def _gigabytes(text: str) -> float:
@@ -347,7 +362,21 @@ def _run_analyze(args, profile) -> int:
               else default_budget()).for_head(n, d, args.matrix)
     if description is not None:
         print(f"verify: note: {description}", file=sys.stderr)
-    if bias is not None:
+    domain = getattr(args, "domain", None)
+    if domain is not None:
+        from verify.analyze.domain import domain_size_error
+        from verify.analyze.report import analyze_in_domain
+
+        if domain_size_error(n, d):
+            raise InputError(f"{args.matrix}: {domain_size_error(n, d)}")
+        if args.plot is not None:
+            raise InputError("--plot draws heads over all inputs; drop --domain or --plot")
+        try:
+            result = analyze_in_domain(rows, bias, domain, neighbours=args.neighbours,
+                                       names=names, progress=progress, budget=budget)
+        except ValueError as exc:
+            raise InputError(f"{args.matrix}: {exc}") from None
+    elif bias is not None:
         from verify.analyze.report import analyze_with_bias
 
         if args.plot is not None:

@@ -55,6 +55,7 @@ __all__ = [
     "DEFAULT_NEIGHBOURS",
     "HeadAnalysis",
     "analyze",
+    "analyze_in_domain",
     "analyze_with_bias",
     "cell_counts",
     "cosine_neighbours",
@@ -78,6 +79,8 @@ class HeadAnalysis:
     names: list | None = None
     seconds: dict = field(default_factory=dict)
     head: object = field(default=None, repr=False)
+    #: The domain of the inputs (:class:`verify.analyze.domain.Domain`); None: all of R^d.
+    domain: object = None
 
     def __repr__(self) -> str:
         a, t = self.argmax, self.ties
@@ -99,7 +102,7 @@ class HeadAnalysis:
 def analyze(W, *, neighbours: int = DEFAULT_NEIGHBOURS, max_cells: int = DEFAULT_MAX_CELLS,
             force: bool = False, cells: bool = True, names: Sequence[str] | None = None,
             rays: int | None = None, progress=None, budget=None, jobs: int = 1,
-            scheduler: str | None = None, bias=None) -> HeadAnalysis:
+            scheduler: str | None = None, bias=None, domain=None) -> HeadAnalysis:
     """Argmaxable labels, tie pairs, cosine neighbours and cell counts of ``W``.
 
     ``bias``: the logits are ``W x + b`` (one entry per label; exact numbers or a numpy
@@ -116,11 +119,22 @@ def analyze(W, *, neighbours: int = DEFAULT_NEIGHBOURS, max_cells: int = DEFAULT
     ``jobs`` worker processes, or the Dask cluster ``scheduler`` (``"local"`` or an
     address), share the chunks of labels and pairs of large heads
     (:mod:`verify.analyze.parallel`); the result is the same for any of them.
+
+    ``domain``: ``"all"`` (the default), ``"nonneg"`` or ``"box:L,U"`` (or a
+    :class:`~verify.analyze.domain.Domain`): the inputs ``x`` range over that domain
+    only (:func:`verify.analyze.domain.analyze_in_domain`; heads of at most 200 labels).
     """
     from contextlib import nullcontext
 
     from verify.analyze.parallel import Workers
 
+    if domain is not None:
+        from verify.analyze.domain import parse_domain
+
+        domain = parse_domain(domain)
+        if not domain.is_all:
+            return analyze_in_domain(W, bias, domain, neighbours=neighbours, names=names,
+                                     progress=progress, budget=budget)
     if bias is not None:
         return analyze_with_bias(W, bias, neighbours=neighbours, names=names, rays=rays,
                                  progress=progress, budget=budget, jobs=jobs,
@@ -173,9 +187,10 @@ def _analyze(head, workers, neighbours, max_cells, force, cells, names, rays, pr
 
 def analyze_with_bias(W, b, *, neighbours: int = 2, names=None, source: str = "the head",
                       rays: int | None = None, progress=None, budget=None, jobs: int = 1,
-                      scheduler: str | None = None):
+                      scheduler: str | None = None, domain=None):
     """The analysis of ``python -m verify analyze --bias``: a :class:`HeadAnalysis` of
     ``W x + b`` (:mod:`verify.analyze.bias`: the lifted rows and their floor rows).
+    ``domain`` as for :func:`analyze`.
 
     Every label is decided; every pair too for at most ``ALL_PAIRS_MAX_LABELS`` labels,
     otherwise the pairs of each label with its ``neighbours`` nearest labels by cosine
@@ -196,6 +211,13 @@ def analyze_with_bias(W, b, *, neighbours: int = 2, names=None, source: str = "t
     )
     from verify.analyze.parallel import Workers
 
+    if domain is not None:
+        from verify.analyze.domain import parse_domain
+
+        domain = parse_domain(domain)
+        if not domain.is_all:
+            return analyze_in_domain(W, b, domain, neighbours=neighbours, names=names,
+                                     progress=progress, budget=budget)
     seconds = {}
     t0 = time.perf_counter()
     head = bias_head(W, b, budget=budget, source=source)
@@ -234,6 +256,28 @@ def analyze_with_bias(W, b, *, neighbours: int = 2, names=None, source: str = "t
                           names=list(names) if names is not None else None,
                           seconds=seconds, head=rows)
     result.lifted = head
+    return result
+
+
+def analyze_in_domain(W, bias, domain, *, neighbours: int = DEFAULT_NEIGHBOURS, names=None,
+                      progress=None, budget=None) -> HeadAnalysis:
+    """The analysis of ``analyze --domain``: ``W x + b`` (``bias`` None: ``b = 0``) with
+    the inputs in ``domain`` (:mod:`verify.analyze.domain`; every label and pair
+    decided, heads of at most 200 labels); cosines of the rows ``w_k``; no cell counts
+    (they count the regions of all of ``R^d``)."""
+    from verify.analyze.domain import decide_in_domain, parse_domain
+
+    domain = parse_domain(domain)
+    rows, argmax, ties, seconds, exact = decide_in_domain(W, bias, domain,
+                                                          progress=progress, budget=budget)
+    t0 = time.perf_counter()
+    near = cosine_neighbours(rows, neighbours)
+    seconds["cosine"] = time.perf_counter() - t0
+    result = HeadAnalysis(n=rows.n, d=rows.d, argmax=argmax, ties=ties,
+                          cosine=_summarise(near, ties, neighbours), cells=None,
+                          names=list(names) if names is not None else None,
+                          seconds=seconds, head=rows, domain=domain)
+    result.exact = exact
     return result
 
 
@@ -342,6 +386,8 @@ def _json_document(a: HeadAnalysis, with_evidence: bool) -> dict:
         },
         "cells": json_cells(a.cells),
     }
+    if a.domain is not None and not a.domain.is_all:
+        doc["domain"] = str(a.domain)
     if not with_evidence:
         for key in EVIDENCE_KEYS:
             del doc[key]
@@ -371,7 +417,16 @@ def format_text(a: HeadAnalysis, source: str, *, limit: int = 20) -> str:
                  + (f" ({100 * frac:.1f}%)" if frac is not None else ""))
     un = a.argmax.unargmaxable
     bias = getattr(a, "lifted", None) is not None
-    if bias:
+    domain = a.domain if a.domain is not None and not a.domain.is_all else None
+    if domain is not None:
+        lines[0] += f", inputs {domain.describe()} (--domain {domain})"
+        lines.append(f"argmaxable in the domain: {a.n - len(un)} of {a.n} labels, each with "
+                     "an exact witness input x in the domain (label i alone has the "
+                     "largest logit w_i . x + b_i)"
+                     + ("; each unargmaxable label with exact convex weights lambda such "
+                        "that sum lambda_k (w_k . x + b_k) >= w_i . x + b_i for every x "
+                        "in the domain" if un else ""))
+    elif bias:
         lines.append(f"argmaxable: {a.n - len(un)} of {a.n} labels, each with an exact "
                      "witness input x (label i alone has the largest logit w_i . x + b_i)"
                      + ("; each unargmaxable label with exact convex weights (w_i = sum "
@@ -397,6 +452,13 @@ def format_text(a: HeadAnalysis, source: str, *, limit: int = 20) -> str:
         if len(combo) > 160:
             support = ", ".join(f"w_{k}" for k, _ in e.multipliers)
             combo = (f"a convex combination of {support} (exact weights with --json)")
+        if domain is not None:
+            terms = " + ".join(f"{_coefficient(y)} l_{k}" for k, y in e.multipliers)
+            if len(terms) > 160:
+                terms = "a convex combination of the logits of " + ", ".join(
+                    str(k) for k, _ in e.multipliers) + " (exact weights with --json)"
+            lines.append(f"  l_{i} <= {terms} on the domain (l_k = w_k . x + b_k)")
+            continue
         lines.append(f"  w_{i} = {combo}" + (" (and the same combination of b is at least b_%d)" % i
                                              if bias else ""))
     t = a.ties
@@ -407,7 +469,8 @@ def format_text(a: HeadAnalysis, source: str, *, limit: int = 20) -> str:
         scope = (f"{len(t.evidence)} of {t.pairs_total} pairs decided exactly (the "
                  f"nearest cosine neighbours and pairs found by ray shooting); the other "
                  "pairs are not decided")
-    lines.append(f"tie pairs (can be tied for the highest probability): {len(ties)} "
+    lines.append(f"tie pairs (can be tied for the highest probability"
+                 f"{' in the domain' if domain is not None else ''}): {len(ties)} "
                  f"({scope})")
     shown = ties[: limit * 2]
     if shown:

@@ -324,6 +324,8 @@ def read_manifest(archive: Archive) -> dict:
     keys = ("n", "d", "bias", "scale", "source", "sha256")
     if isinstance(doc["input"], dict) and "drop" in doc["input"]:
         keys += ("drop",)
+    if isinstance(doc["input"], dict) and "domain" in doc["input"]:
+        keys += ("domain",)
     inp = json_object(doc["input"], "input", keys)
     n, d = _json_int(inp["n"], "input.n", 1), _json_int(inp["d"], "input.d", 1)
     if not isinstance(inp["bias"], bool):
@@ -333,6 +335,7 @@ def read_manifest(archive: Archive) -> dict:
         if not inp["bias"]:
             raise CertificateError("input.drop: only a head with a bias has floor rows")
         drop = _json_int(inp["drop"], "input.drop", 1)
+    domain = _domain(inp["domain"]) if "domain" in inp else None
     _scale(inp["scale"], "input.scale")
     src = json_object(inp["source"], "input.source", ("name", "sha256", "tensor"))
     if src["sha256"] is not None:
@@ -350,6 +353,9 @@ def read_manifest(archive: Archive) -> dict:
         if inp["bias"] and drop is None:
             raise CertificateError("evidence.encoding: simplex evidence with a bias needs "
                                    "input.drop (the floor rows)")
+        if domain is not None:
+            raise CertificateError("evidence.encoding: simplex evidence is not used with "
+                                   "input.domain")
         wanted += SIMPLEX_ARRAYS
     enc = json_object(ev["encoding"], "evidence.encoding", wanted)
     for name, value in enc.items():
@@ -363,8 +369,99 @@ def read_manifest(archive: Archive) -> dict:
         raise CertificateError(f"archive members: {'missing ' + ', '.join(missing) if missing else ''}"
                                f"{'; ' if extra and missing else ''}"
                                f"{'unexpected ' + ', '.join(extra) if extra else ''}")
-    return {"n": n, "d": d, "bias": inp["bias"], "drop": drop, "encoding": enc,
+    return {"n": n, "d": d, "bias": inp["bias"], "drop": drop, "domain": domain,
+            "encoding": enc,
             "assertion": a, "sha256": inp["sha256"]}
+
+
+def _bound(value, where: str) -> Fraction:
+    """A bound of a box: ``"p"`` or ``"p/q"`` (``q > 0``), an optional sign."""
+    text = value[1:] if isinstance(value, str) and value[:1] == "-" else value
+    try:
+        if not isinstance(text, str):
+            raise ValueError
+        parts = text.split("/")
+        if len(parts) not in (1, 2) or not all(p.isascii() and p.isdigit() for p in parts):
+            raise ValueError
+        bound = Fraction(int(parts[0]), int(parts[1]) if len(parts) == 2 else 1)
+    except (ValueError, ZeroDivisionError):
+        raise CertificateError(f"{where}: expected a rational \"p\" or \"p/q\", got "
+                               f"{str(value)[:40]!r}") from None
+    return -bound if value[:1] == "-" else bound
+
+
+def _domain(value):
+    """``input.domain``: ``("nonneg",)`` or ``("box", L, U)`` with ``L < U``."""
+    if not isinstance(value, dict) or value.get("kind") not in ("nonneg", "box"):
+        raise CertificateError("input.domain: expected {\"kind\": \"nonneg\"} or "
+                               "{\"kind\": \"box\", \"lower\", \"upper\"}")
+    if value["kind"] == "nonneg":
+        json_object(value, "input.domain", ("kind",))
+        return ("nonneg",)
+    json_object(value, "input.domain", ("kind", "lower", "upper"))
+    lower = _bound(value["lower"], "input.domain.lower")
+    upper = _bound(value["upper"], "input.domain.upper")
+    if not lower < upper:
+        raise CertificateError(f"input.domain: the box needs lower < upper, got {lower} "
+                               f"and {upper}")
+    return ("box", lower, upper)
+
+
+def _domain_text(domain) -> str:
+    return "x >= 0" if domain[0] == "nonneg" else f"{domain[1]} <= x_j <= {domain[2]}"
+
+
+def _support(domain, g):
+    """``sup g . x`` over the domain (exact), or None for ``+inf``."""
+    if domain[0] == "nonneg":
+        return 0 if all(v <= 0 for v in g) else None
+    _, lower, upper = domain
+    return sum(max(lower * v, upper * v) for v in g)
+
+
+def _points_in_domain(ev, points, name: str, labels) -> None:
+    """With a domain, every point ``(x', h)`` has ``x' / h`` in it (``h > 0``)."""
+    if ev.domain is None:
+        return
+    step = 1024
+    for lo in range(0, points.shape[0], step):
+        for c, x in enumerate(points.rows(lo, min(points.shape[0], lo + step)), start=lo):
+            h = x[-1]
+            for k, v in enumerate(x[:-1]):
+                inside = v >= 0 if ev.domain[0] == "nonneg" else \
+                    ev.domain[1] * h <= v <= ev.domain[2] * h
+                if not inside:
+                    raise CertificateError(f"{name} of {labels(c)}: the input is outside "
+                                           f"the domain {_domain_text(ev.domain)} in "
+                                           f"coordinate {k}")
+
+
+def _affine_part(arith, ev, i: int, terms) -> tuple[list, int]:
+    """``(G, sigma)``: ``sum_k c_k (z_i - z_k)`` and ``sum_k c_k (beta_i - beta_k)``."""
+    zi = arith.z_row(i)
+    G = [0] * ev.d
+    sigma = 0
+    for k, c in terms:
+        zk = arith.z_row(k)
+        for col in range(ev.d):
+            G[col] += c * (zi[col] - zk[col])
+        sigma += c * (ev.beta[i] - ev.beta[k])
+    return G, sigma
+
+
+def _domain_failure(ev, G, sigma, need_strict: bool):
+    """Why ``sup over the domain of G . x + sigma <= 0`` (strictly when ``need_strict``)
+    fails, or None."""
+    h = _support(ev.domain, G)
+    if h is None:
+        c = next(c for c, v in enumerate(G) if v > 0)
+        return f"its linear part is positive in coordinate {c}, unbounded on x >= 0"
+    if h + sigma > 0:
+        return (f"its largest value on the domain {_domain_text(ev.domain)} is positive "
+                f"({shown_number(h + sigma) if isinstance(h + sigma, int) else h + sigma})")
+    if need_strict and h + sigma == 0:
+        return "every weight is 0 and its largest value on the domain is 0, not negative"
+    return None
 
 
 def _shape(arr: IntArray, shape: tuple, name: str) -> None:
@@ -401,7 +498,10 @@ class Evidence:
 
     def __init__(self, archive: Archive, m: dict):
         n, d, enc = m["n"], m["d"], m["encoding"]
-        self.n, self.d, self.width = n, d, d + 1 if m["bias"] else d
+        #: The domain of the inputs: None (all of R^d), ("nonneg",) or ("box", L, U).
+        self.domain = m.get("domain")
+        homogeneous = m["bias"] or self.domain is not None
+        self.n, self.d, self.width = n, d, d + 1 if homogeneous else d
         #: The drop M of the floor rows (z_k, beta_k - M), support labels n + k.
         self.drop = m.get("drop")
         get = lambda name: archive.array(name, enc[name])  # noqa: E731
@@ -412,6 +512,8 @@ class Evidence:
             b = get("bias")
             _shape(b, (n,), "bias")
             self.beta = b.rows()
+        elif self.domain is not None:
+            self.beta = [0] * n  # points (h x, h) with a zero bias
         self.argmax_labels = self._labels(get("argmax_labels"), "argmax_labels")
         self.argmax_points = get("argmax_points")
         _shape(self.argmax_points, (len(self.argmax_labels), self.width), "argmax_points")
@@ -1155,6 +1257,7 @@ def check_archive(archive: Archive, backend: str = "auto", jobs: int = 1) -> str
     _labels_decided_once(ev)
     _pairs_valid(ev)
     bias = ev.beta is not None
+    domain = ev.domain
     hull_labels = ev.hull_labels
     _multipliers_valid("convex weights", ev.hull, lambda r: {hull_labels[r]}, n,
                        strict_sum=True)
@@ -1179,6 +1282,10 @@ def check_archive(archive: Archive, backend: str = "auto", jobs: int = 1) -> str
                           lambda c: f"label {ev.argmax_labels[c]}")
     _point_scale_positive(ev, ev.tie_points, "tie witness",
                           lambda c: "labels {} and {}".format(*ev.tie_pairs[c]))
+    _points_in_domain(ev, ev.argmax_points, "argmax witness",
+                      lambda c: f"label {ev.argmax_labels[c]}")
+    _points_in_domain(ev, ev.tie_points, "tie witness",
+                      lambda c: "labels {} and {}".format(*ev.tie_pairs[c]))
     arith = choose_backend(ev, backend, jobs)
     bad = arith.first_failure(ev.argmax_points, ev.argmax_labels)
     if bad is not None:
@@ -1194,6 +1301,13 @@ def check_archive(archive: Archive, backend: str = "auto", jobs: int = 1) -> str
     # Identities.
     for r, (labels, weights, den) in enumerate(ev.hull):
         i = hull_labels[r]
+        if domain is not None:
+            G, sigma = _affine_part(arith, ev, i, zip(labels, weights))
+            why = _domain_failure(ev, G, sigma, False)
+            if why is not None:
+                raise CertificateError(f"convex weights[{r}] of label {i}: D l_{i} - sum "
+                                       f"m_k l_k is not <= 0 on the domain: {why}")
+            continue
         c = arith.nonzero_coordinate([i, *labels], [den, *(-w for w in weights)])
         if c is not None:
             raise CertificateError(f"convex weights[{r}] of label {i}: D z_{i} - sum m_k "
@@ -1209,6 +1323,14 @@ def check_archive(archive: Archive, backend: str = "auto", jobs: int = 1) -> str
                                    "inside the simplex of its support")
     for r, ((labels, weights, den), T) in enumerate(zip(ev.non_tie, ev.non_tie_t)):
         i, j = ev.non_tie_pairs[r]
+        if domain is not None:
+            G, sigma = _affine_part(arith, ev, i, [*zip(labels, weights), (j, T)])
+            why = _domain_failure(ev, G, sigma, not any(weights))
+            if why is not None:
+                raise CertificateError(f"no-tie certificate[{r}] of {i} and {j}: sum m_k "
+                                       f"(l_i - l_k) + T (l_i - l_j) is not <= 0 on the "
+                                       f"domain: {why}")
+            continue
         c = arith.nonzero_coordinate([i, j, *labels], [sum(weights) + T, -T,
                                                        *(-w for w in weights)])
         if c is not None:
@@ -1222,10 +1344,12 @@ def check_archive(archive: Archive, backend: str = "auto", jobs: int = 1) -> str
                                        f"term is {'positive' if slack > 0 else 'zero with no weight'}")
     # The stored head is the primitive one (checked last: a forgery that fails an
     # identity is named by it).
-    _check_primitive(ev.Z, ev.beta)
+    _check_primitive(ev.Z, ev.beta if m["bias"] else None)
     kinds = (f"{len(ev.hull_labels)} convex weights, {len(ev.simplex_labels)} simplices"
              if ev.simplex_labels else "convex weights")
-    return (f"analyze, {n} labels in dimension {ev.d}{' with a bias' if bias else ''}: "
+    where = f" on the domain {_domain_text(domain)}" if domain is not None else ""
+    return (f"analyze, {n} labels in dimension {ev.d}{' with a bias' if m['bias'] else ''}"
+            f"{where}: "
             f"{len(ev.argmax_labels)} argmaxable (witnesses), {counts['unargmaxable']} "
             f"unargmaxable ({kinds}); {decided} of {comb(n, 2)} pairs decided: "
             f"{len(ev.tie_pairs)} can tie, {counts['non_tie_pairs']} cannot")
