@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from flint import fmpq, fmpz
 
@@ -49,6 +49,11 @@ from verify.analyze.neighbours import (
 from verify.analyze.simplex import SimplexCertificate, SimplexNoTie
 from verify.analyze.ties import ALL_PAIRS_MAX_LABELS, TieAnalysis, TieWitness, tie_pairs
 from verify.lp.feasibility import Witness
+
+if TYPE_CHECKING:
+    from verify.analyze.head import HeadInput, ProgressBar
+    from verify.analyze.memory import MemoryBudget
+    from verify.numbers.aliases import Vector
 
 __all__ = [
     "DEFAULT_MAX_CELLS",
@@ -85,7 +90,7 @@ class HeadAnalysis:
                 f"argmaxable, unargmaxable {a.unargmaxable}, {len(t.tie_pairs)} tie pairs"
                 f"{'' if t.complete else ' (not every pair decided)'})")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The document of ``python -m verify analyze --json`` (docs/analyze.md)."""
         return to_json(self)
 
@@ -96,10 +101,14 @@ class HeadAnalysis:
                 if valid[i] and valid[j]}
 
 
-def analyze(W, *, neighbours: int = DEFAULT_NEIGHBOURS, max_cells: int = DEFAULT_MAX_CELLS,
+def analyze(W: HeadInput, *, neighbours: int = DEFAULT_NEIGHBOURS,
+            max_cells: int = DEFAULT_MAX_CELLS,
             force: bool = False, cells: bool = True, names: Sequence[str] | None = None,
-            rays: int | None = None, progress=None, budget=None, jobs: int = 1,
-            scheduler: str | None = None, bias=None) -> HeadAnalysis:
+            rays: int | None = None,
+            progress: Callable[[str, int], ProgressBar | None] | None = None,
+            budget: MemoryBudget | None = None, jobs: int = 1,
+            scheduler: str | None = None, bias: Vector | None = None,
+            ) -> HeadAnalysis:
     """Argmaxable labels, tie pairs, cosine neighbours and cell counts of ``W``.
 
     ``bias``: the logits are ``W x + b`` (one entry per label; exact numbers or a numpy
@@ -263,7 +272,7 @@ EVIDENCE_KEYS = ("argmax_witnesses", "argmax_certificates", "tie_witnesses",
                  "non_tie_certificates")
 
 
-def to_json(a: HeadAnalysis, *, evidence: bool | None = None) -> dict:
+def to_json(a: HeadAnalysis, *, evidence: bool | None = None) -> dict[str, Any]:
     """The JSON document of ``--json`` (see docs/analyze.md for every key).
 
     ``evidence``: include the witnesses and certificates (``EVIDENCE_KEYS``); by default

@@ -25,11 +25,12 @@ Example
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Sequence
 from itertools import combinations
 
 from flint import fmpq
 
-from verify.arrangement.sign_pattern import SignPattern, preview, sign_pattern
+from verify.arrangement.sign_pattern import Cell, SignPattern, preview, sign_pattern
 from verify.linalg.exact import to_fmpq_rows
 
 
@@ -83,11 +84,11 @@ class RankingPattern:
     d: int
     affine: bool
     signs: SignPattern
-    rankings: list = field(default_factory=list)
-    warnings: list = field(default_factory=list)
+    rankings: list[tuple[int, ...]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     @property
-    def cells(self):
+    def cells(self) -> Sequence[Cell]:
         return self.signs.cells
 
     @property
@@ -103,7 +104,7 @@ class RankingPattern:
         return (f"RankingPattern({self.n} labels, d = {self.d}"
                 f"{', affine' if self.affine else ''}, {self.count} rankings: {shown})")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The object that ``python -m verify pattern --kind ranking --json`` prints:
         ``kind``, ``n``, ``d``, ``count``, ``patterns`` (signs over the pairs ``i < j``),
         ``witnesses`` and ``rankings`` (labels from first to last)."""

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from flint import fmpq
@@ -55,7 +56,7 @@ class Cell:
     """One sign vector of a pattern and a rational point realising it exactly."""
 
     signs: str
-    witness: tuple
+    witness: tuple[Any, ...]
 
 
 @dataclass
@@ -66,11 +67,11 @@ class SignPattern:
     hyperplanes (parallel rows merged).
     """
 
-    matrix: list
-    cells: list
+    matrix: list[list[Any]]
+    cells: Sequence[Cell]
     rank: int
     hyperplanes: int
-    warnings: list = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def patterns(self) -> list[str]:
@@ -91,7 +92,7 @@ class SignPattern:
         return (f"SignPattern({n} x {k} matrix, rank {self.rank}, {self.hyperplanes} "
                 f"hyperplanes, {self.count} cells: {preview(self.patterns)})")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The object that ``python -m verify pattern --json`` prints for ``matrix``:
         ``kind``, ``n``, ``d``, ``count``, ``patterns`` and ``witnesses`` (exact
         rationals as strings)."""

@@ -8,6 +8,7 @@ says), and ``error`` when the check could not be carried out.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 STATUSES = ("verified", "refuted", "error")
 
@@ -24,7 +25,7 @@ class Step:
 @dataclass
 class ClaimOutcome:
     claim: str
-    steps: list = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
     evidence: str = ""          # one line for tables
     certificate: dict | None = None
     seconds: float = 0.0
@@ -47,7 +48,7 @@ class ClaimOutcome:
     def holds(self) -> bool:
         return self.status == "verified"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         if self.json is not None:
             return self.json
         return {"claim": self.claim, "status": self.status, "evidence": self.evidence,

@@ -35,6 +35,7 @@ from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tqdm import tqdm
 
@@ -76,7 +77,7 @@ class SweepReport:
             self._certificate = self.certificate_builder()
         return self._certificate
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The documented JSON object of a claim run."""
         return {"claim": self.claim, "checked": self.checked, "skipped": self.skipped,
                 "agreed": self.agreed, "cells": self.cells,
