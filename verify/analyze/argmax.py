@@ -84,7 +84,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import gcd, lcm
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
 from flint import fmpq
@@ -183,6 +183,27 @@ class ArgmaxAnalysis:
 
     def is_argmaxable(self, i: int) -> bool:
         return isinstance(self.evidence[i], Witness)
+
+    def _summary(self) -> tuple[str, list[tuple[str, str]], str]:
+        from verify.io.display import first
+
+        rows = [("argmaxable", f"{len(self.argmaxable)} of {self.n}: "
+                               + first(self.argmaxable)),
+                ("unargmaxable", first(self.unargmaxable))]
+        return (f"ArgmaxAnalysis: {self.n} labels in dimension {self.d}", rows,
+                ".evidence[i] holds the exact witness input or convex weights of label i")
+
+    def _repr_html_(self) -> str:
+        """The summary that Jupyter shows."""
+        from verify.io.display import summary_html
+
+        return summary_html(*self._summary())
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """The summary that IPython's pretty printer shows."""
+        from verify.io.display import pretty
+
+        pretty(p, cycle, *self._summary())
 
 
 # --- the argmax method ------------------------------------------------------------------

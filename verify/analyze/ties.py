@@ -80,7 +80,7 @@ import re
 from dataclasses import dataclass, field
 from itertools import combinations
 from math import gcd
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
 from flint import fmpq, fmpz_mat
@@ -243,6 +243,33 @@ class TieAnalysis:
     def partners(self, i: int) -> list[int]:
         """The labels certified to be able to tie with ``i``."""
         return self._partner_lists().get(i, [])
+
+    def _summary(self) -> tuple[str, list[tuple[str, str]], str]:
+        from verify.io.display import first
+
+        def pair(p: tuple[int, int]) -> str:
+            return f"{p[0]}-{p[1]}"
+
+        ties, others = self.tie_pairs, self.non_tie_pairs
+        rows = [("decided", f"{len(self.evidence)} of {self.pairs_total} pairs"
+                            + ("" if self.complete else " (the others not decided)")),
+                ("can tie", f"{len(ties)}: " + first(ties, text=pair)),
+                ("cannot tie", f"{len(others)}: " + first(others, text=pair))]
+        return (f"TieAnalysis: {self.n} labels", rows,
+                ".evidence[(i, j)] holds the exact witness input or certificate of each "
+                "decided pair")
+
+    def _repr_html_(self) -> str:
+        """The summary that Jupyter shows."""
+        from verify.io.display import summary_html
+
+        return summary_html(*self._summary())
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """The summary that IPython's pretty printer shows."""
+        from verify.io.display import pretty
+
+        pretty(p, cycle, *self._summary())
 
     def _partner_lists(self) -> dict:
         """``{label: sorted tie partners}``, built once (the evidence does not change

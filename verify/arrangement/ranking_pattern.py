@@ -111,6 +111,33 @@ class RankingPattern:
         return {**self.signs.to_json(), "kind": "ranking", "n": self.n, "d": self.d,
                 "rankings": [list(r) for r in self.rankings]}
 
+    def _summary(self) -> tuple[str, list[tuple[str, str]], str]:
+        from verify.io.display import first
+
+        rows = [("labels", f"{self.n} in dimension {self.d}"
+                           + (" (affine: a column of ones)" if self.affine else "")),
+                ("rankings", f"{self.count}: "
+                             + first(self.rankings, shown=4,
+                                     text=lambda r: " > ".join(map(str, r))))]
+        if self.warnings:
+            rows.append(("warnings", first(self.warnings, shown=2)))
+        return ("RankingPattern R(W)", rows,
+                ".cells[k].witness is an exact input producing ranking k; .to_json() gives "
+                "them all; python -m verify pattern --kind ranking --certificate writes a "
+                "checked certificate")
+
+    def _repr_html_(self) -> str:
+        """The summary that Jupyter shows."""
+        from verify.io.display import summary_html
+
+        return summary_html(*self._summary())
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """The summary that IPython's pretty printer shows."""
+        from verify.io.display import pretty
+
+        pretty(p, cycle, *self._summary())
+
 
 def ranking_pattern(W, *, affine: bool = False, method: str = "cocircuits") -> RankingPattern:
     """The ranking pattern ``R(W)`` with one exact witness input ``x`` per ranking.

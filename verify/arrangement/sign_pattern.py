@@ -103,6 +103,30 @@ class SignPattern:
                 "patterns": self.patterns,
                 "witnesses": [[format_rational(a) for a in c.witness] for c in self.cells]}
 
+    def _summary(self) -> tuple[str, list[tuple[str, str]], str]:
+        from verify.io.display import first
+
+        n, d = self.shape
+        rows = [("matrix", f"{n} x {d}, rank {self.rank}, {self.hyperplanes} hyperplanes"),
+                ("cells", f"{self.count}: " + first(self.patterns))]
+        if self.warnings:
+            rows.append(("warnings", first(self.warnings, shown=2)))
+        return ("SignPattern S(M)", rows,
+                ".cells[k].witness is an exact point of each cell; .to_json() gives them "
+                "all; python -m verify pattern --certificate writes a checked certificate")
+
+    def _repr_html_(self) -> str:
+        """The summary that Jupyter shows."""
+        from verify.io.display import summary_html
+
+        return summary_html(*self._summary())
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """The summary that IPython's pretty printer shows."""
+        from verify.io.display import pretty
+
+        pretty(p, cycle, *self._summary())
+
 
 def preview(items, shown: int = 4) -> str:
     """The first few items of a long list, for a one-line ``repr``."""

@@ -83,6 +83,29 @@ class SweepReport:
                 "agreed": self.agreed, "cells": self.cells,
                 "counterexample": self.counterexample}
 
+    def _summary(self) -> tuple[str, list[tuple[str, str]], str]:
+        rows = [("holds", "yes" if self.holds else "no"),
+                ("family", self.family),
+                ("checked", f"{self.checked} (agreed {self.agreed}, skipped {self.skipped})"),
+                ("cells compared", str(self.cells))]
+        if self.counterexample:
+            rows.append(("counterexample", self.counterexample))
+        return (f"SweepReport {self.claim}", rows,
+                ".to_json() gives the counts; .certificate is re-checked by "
+                "verify.check_certificate")
+
+    def _repr_html_(self) -> str:
+        """The summary that Jupyter shows."""
+        from verify.io.display import summary_html
+
+        return summary_html(*self._summary())
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """The summary that IPython's pretty printer shows."""
+        from verify.io.display import pretty
+
+        pretty(p, cycle, *self._summary())
+
 
 # --- the family ----------------------------------------------------------------------
 
