@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from fractions import Fraction
-from typing import Any, Sequence, assert_type
+from typing import TYPE_CHECKING, Any, Sequence, assert_type
 
 import networkx
 import numpy as np
@@ -79,10 +79,15 @@ def patterns() -> None:
     assert_type(cosine_matrix([[1, 0], [1, 1]]), list[list[SqrtSum]])
     assert_type(verify.ranking_pattern(rows).to_json(), dict[str, Any])
     # Wrong argument types: errors while the parameters are annotated.
-    sign_pattern(rows, method=2)  # type: ignore[arg-type]
-    ranking_pattern(rows, affine="yes")  # type: ignore[arg-type]
-    braid_matrix("3")  # type: ignore[arg-type]
-    exact_matrix(rows, square_roots="no")  # type: ignore[arg-type]
+    if TYPE_CHECKING:  # wrong on purpose: checked, never run
+        sign_pattern(rows, method=2)  # type: ignore[arg-type]
+        ranking_pattern(rows, affine="yes")  # type: ignore[arg-type]
+        braid_matrix("3")  # type: ignore[arg-type]
+        exact_matrix(rows, square_roots="no")  # type: ignore[arg-type]
+        sign_pattern(3)  # type: ignore[arg-type]
+        ranking_pattern(3)  # type: ignore[arg-type]
+        exact_matrix(3)  # type: ignore[arg-type]
+        cosine_matrix(3)  # type: ignore[arg-type]
 
 
 def claims() -> None:
@@ -94,8 +99,9 @@ def claims() -> None:
     assert_type(check_certificate("c.json"), str)
     assert_type(check_certificate({"format": "x"}), str)
     assert_type(check_certificate(os.path.join("a", "c.json")), str)
-    check_claim(5.5)  # type: ignore[arg-type]
-    check_certificate(3)  # type: ignore[arg-type]
+    if TYPE_CHECKING:  # wrong on purpose: checked, never run
+        check_claim(5.5)  # type: ignore[arg-type]
+        check_certificate(3)  # type: ignore[arg-type]
 
 
 def heads(path: str) -> None:
@@ -133,8 +139,27 @@ def heads(path: str) -> None:
     write_graph(tie_graph(T), os.path.join(path, "g.json"))
     plot_head(W, os.path.join(path, "W.png"), title="W")
     plot_cosine_ties(report, os.path.join(path, "cos.png"))
-    analyze(W, neighbours="2")  # type: ignore[arg-type]
-    analyze_head(W).to_json(evidence="all")  # type: ignore[call-arg]
-    is_tie_witness(W, "0", 1, (1, 0))  # type: ignore[arg-type]
-    format_text(report, 3)  # type: ignore[arg-type]
-    show_name(3)  # type: ignore[arg-type]
+    if TYPE_CHECKING:  # wrong on purpose: checked, never run
+        analyze(W, neighbours="2")  # type: ignore[arg-type]
+        analyze(3)  # type: ignore[arg-type]
+        analyze_head(3)  # type: ignore[arg-type]
+        argmaxable_labels(3)  # type: ignore[arg-type]
+        tie_pairs(3)  # type: ignore[arg-type]
+        tie_pairs(W, A, pairs=3)  # type: ignore[arg-type]
+        make_head(3)  # type: ignore[arg-type]
+        cosine_neighbours(W, "2")  # type: ignore[arg-type]
+        cell_counts(W, max_cells="9")  # type: ignore[arg-type]
+        tie_graph(A)  # type: ignore[arg-type]
+        html_report(W, source="W")  # type: ignore[arg-type]
+        write_html(3, report, source="W")  # type: ignore[arg-type]
+        write_graph(tie_graph(T), 3)  # type: ignore[arg-type]
+        plot_head(W, 3)  # type: ignore[arg-type]
+        plot_cosine_ties(W)  # type: ignore[arg-type]
+        a.plot(kind=3)  # type: ignore[arg-type]
+        is_argmax_witness(W, "0", (1, 0))  # type: ignore[arg-type]
+        is_argmax_certificate(W, 2, 3)  # type: ignore[arg-type]
+        is_no_tie_certificate(W, 0, 1, (1, 2))  # type: ignore[arg-type]
+        analyze_head(W).to_json(evidence="all")  # type: ignore[call-arg]
+        is_tie_witness(W, "0", 1, (1, 0))  # type: ignore[arg-type]
+        format_text(report, 3)  # type: ignore[arg-type]
+        show_name(3)  # type: ignore[arg-type]

@@ -35,7 +35,7 @@ Jupyter) and save it as PNG when given a path.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 import numpy as np
 
@@ -44,10 +44,21 @@ from verify.io.atomic import write_bytes_atomic
 if TYPE_CHECKING:
     from verify.analyze.argmax import ArgmaxAnalysis
     from verify.analyze.head import HeadInput
-    from verify.analyze.report import HeadAnalysis
+    from verify.analyze.neighbours import CosineSummary
     from verify.analyze.ties import TieAnalysis
 
-__all__ = ["cosine_tie_points", "plot_cosine_ties", "plot_head"]
+__all__ = ["Analysis", "cosine_tie_points", "plot_cosine_ties", "plot_head"]
+
+
+class Analysis(Protocol):
+    """What :func:`plot_cosine_ties` reads of a
+    :class:`~verify.analyze.report.HeadAnalysis`."""
+
+    @property
+    def cosine(self) -> CosineSummary: ...
+
+    @property
+    def ties(self) -> TieAnalysis: ...
 
 #: What a missing matplotlib is told.
 NEEDS_MATPLOTLIB = ("plotting needs matplotlib: python -m pip install matplotlib "
@@ -330,7 +341,7 @@ VERDICTS = ((True, "can tie", "#1f77b4"), (False, "cannot tie", "#d62728"),
             (None, "not decided", "0.6"))
 
 
-def cosine_tie_points(result: HeadAnalysis) -> list[tuple[int, int, int, float, bool | None]]:
+def cosine_tie_points(result: Analysis) -> list[tuple[int, int, int, float, bool | None]]:
     """What :func:`plot_cosine_ties` draws: for every label ``i`` and its ``r``-th
     nearest neighbour ``k`` by cosine (``r`` from 1), ``(i, r, k, cosine, verdict)``;
     ``verdict`` is whether the pair can tie for the top (None: not decided)."""
@@ -341,7 +352,7 @@ def cosine_tie_points(result: HeadAnalysis) -> list[tuple[int, int, int, float, 
     return points
 
 
-def plot_cosine_ties(result: HeadAnalysis, path: str | os.PathLike[str] | None = None, *,
+def plot_cosine_ties(result: Analysis, path: str | os.PathLike[str] | None = None, *,
                      title: str | None = None, bins: int = 20) -> Any:
     """The cosine similarity of each label's nearest neighbours against whether the
     pair can tie for the highest probability; return the ``Figure`` and save it to
