@@ -60,12 +60,15 @@ REPORT = "def to_json(a: HeadAnalysis, *, evidence: bool | None = None) -> dict[
     ("verify/api.py", SIGN, 'def sign_pattern(M, *, method="cocircuits"):',
      "Call to untyped function \"sign_pattern\""),
     # one parameter's annotation gone: a wrong argument is no longer an error
-    ("verify/api.py", SIGN, 'def sign_pattern(M, *, method: str = "cocircuits") -> SignPattern:',
+    ("verify/api.py", SIGN,
+     'def sign_pattern(M, *, method: str = "cocircuits") -> SignPattern:',
      'Unused "type: ignore" comment'),
-    ("verify/analyze/ties.py", TIES, "def tie_pairs(W, argmax: ArgmaxAnalysis | None = None, *,",
+    ("verify/analyze/ties.py", TIES,
+     "def tie_pairs(W, argmax: ArgmaxAnalysis | None = None, *,",
      'Unused "type: ignore" comment'),
     # a return type changed
-    ("verify/analyze/report.py", REPORT, "def to_json(a: HeadAnalysis, *, evidence: bool | None = None) -> dict:",
+    ("verify/analyze/report.py", REPORT,
+     "def to_json(a: HeadAnalysis, *, evidence: bool | None = None) -> dict:",
      "assert-type"),
 ])
 def test_a_broken_public_signature_fails_the_check(tmp_path, path, before, after, message):

@@ -124,7 +124,8 @@ def sign_pattern(M: Matrix, *, method: str = "cocircuits") -> SignPattern:
     return exact_sign_pattern(exact_matrix(M), method=method)
 
 
-def ranking_pattern(W: Matrix, *, affine: bool = False, method: str = "cocircuits") -> RankingPattern:
+def ranking_pattern(W: Matrix, *, affine: bool = False,
+                    method: str = "cocircuits") -> RankingPattern:
     """The ranking pattern ``R(W) = S(B_n W)``: every ranking of the labels (rows of
     ``W``) that some input produces, with an exact witness input
     (:func:`verify.arrangement.ranking_pattern`). ``affine`` prepends a column of ones.

@@ -360,7 +360,8 @@ def html_report(result: HeadAnalysis, *, source: str, labels_file: str | None = 
     ])
 
 
-def write_html(path: str | os.PathLike[str], result: HeadAnalysis, *, source: str, labels_file: str | None = None) -> None:
+def write_html(path: str | os.PathLike[str], result: HeadAnalysis, *, source: str,
+               labels_file: str | None = None) -> None:
     """Write :func:`html_report` to ``path`` atomically."""
     from verify.io.atomic import write_text_atomic
 
