@@ -12,8 +12,9 @@ For an unembedding matrix ``W`` (rows ``w_0 ... w_{n-1}``, one per label, number
 * :func:`analyze`: both, next to each label's nearest neighbours by cosine (Nielsen &
   Grivas, App. C.2: cosine neighbours are not competitors) and the cell counts of the
   sign and ranking patterns when affordable.
-* :func:`plot_head`: the pictures for ``d = 2`` (in :mod:`verify.analyze.plot`, which
-  imports matplotlib).
+* :func:`plot_head`: the pictures for ``d = 2``, and :func:`plot_cosine_ties`: cosine
+  of the nearest neighbours against ties, any ``d`` (in :mod:`verify.analyze.plot`,
+  which imports matplotlib; also ``HeadAnalysis.plot``).
 
 The command line is ``python -m verify analyze`` (:mod:`verify.analyze.command`).
 
