@@ -41,8 +41,28 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # what type checkers see; at run time the names load on first use
+    from verify.analyze.report import HeadAnalysis
+    from verify.api import (
+        analyze_head,
+        check_certificate,
+        check_claim,
+        cosine_matrix,
+        exact_matrix,
+        ranking_pattern,
+        sign_pattern,
+    )
+    from verify.arrangement.ranking_pattern import RankingPattern, braid_matrix
+    from verify.arrangement.sign_pattern import Cell, SignPattern
+    from verify.checker.core import CertificateError
+    from verify.claims.outcome import ClaimOutcome
+    from verify.claims.sweep import SweepReport
+    from verify.io.errors import InputError, VerifyError
+    from verify.numbers.sqrt_sum import SqrtSum
 
-def __getattr__(name):
+
+def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'verify' has no attribute {name!r}")
@@ -53,5 +73,5 @@ def __getattr__(name):
     return value
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_EXPORTS))

@@ -26,10 +26,21 @@ SignPattern(3 x 2 matrix, rank 2, 3 hyperplanes, 6 cells: +++, +-+, +--, -++, ..
 
 from __future__ import annotations
 
+import os
 from fractions import Fraction
 from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any
 
 from verify.io.errors import InputError
+
+if TYPE_CHECKING:
+    from verify.numbers.aliases import ExactEntry, Matrix
+    from verify.analyze.report import HeadAnalysis
+    from verify.arrangement.ranking_pattern import RankingPattern
+    from verify.arrangement.sign_pattern import SignPattern
+    from verify.claims.outcome import ClaimOutcome
+    from verify.claims.sweep import SweepReport
+    from verify.numbers.sqrt_sum import SqrtSum
 
 # The engine (python-flint, numpy, ...) is imported by the functions that use it, so
 # that check_certificate needs the standard library alone, like the checker itself.
@@ -38,7 +49,7 @@ __all__ = ["analyze_head", "check_certificate", "check_claim", "cosine_matrix",
            "exact_matrix", "ranking_pattern", "sign_pattern"]
 
 
-def exact_matrix(M, *, square_roots: bool = False) -> list[list]:
+def exact_matrix(M: Matrix, *, square_roots: bool = False) -> list[list[ExactEntry]]:
     """The rows of ``M`` with exact entries (``int``, ``Fraction``, ``fmpq``, or
     :class:`~verify.numbers.sqrt_sum.SqrtSum` when ``square_roots``).
 
@@ -101,7 +112,7 @@ def exact_matrix(M, *, square_roots: bool = False) -> list[list]:
     return rows
 
 
-def sign_pattern(M, *, method: str = "cocircuits") -> SignPattern:
+def sign_pattern(M: Matrix, *, method: str = "cocircuits") -> SignPattern:
     """The sign pattern ``S(M)``: every cell of the central arrangement with normals the
     rows of ``M``, each with an exact rational witness (:func:`verify.arrangement.sign_pattern`).
 
@@ -113,7 +124,8 @@ def sign_pattern(M, *, method: str = "cocircuits") -> SignPattern:
     return exact_sign_pattern(exact_matrix(M), method=method)
 
 
-def ranking_pattern(W, *, affine: bool = False, method: str = "cocircuits") -> RankingPattern:
+def ranking_pattern(W: Matrix, *, affine: bool = False,
+                    method: str = "cocircuits") -> RankingPattern:
     """The ranking pattern ``R(W) = S(B_n W)``: every ranking of the labels (rows of
     ``W``) that some input produces, with an exact witness input
     (:func:`verify.arrangement.ranking_pattern`). ``affine`` prepends a column of ones.
@@ -127,7 +139,7 @@ def ranking_pattern(W, *, affine: bool = False, method: str = "cocircuits") -> R
     return exact_ranking_pattern(exact_matrix(W), affine=affine, method=method)
 
 
-def cosine_matrix(W) -> list[list[SqrtSum]]:
+def cosine_matrix(W: Matrix) -> list[list[SqrtSum]]:
     """``C_ij = w_i . w_j / (|w_i| |w_j|)`` exactly, each entry ``q sqrt(r)`` with ``q``
     rational (:func:`verify.numbers.sqrt_sum.cosine_matrix`); rows must be non-zero.
 
@@ -139,7 +151,7 @@ def cosine_matrix(W) -> list[list[SqrtSum]]:
     return exact_cosine_matrix(exact_matrix(W))
 
 
-def analyze_head(W, **options) -> HeadAnalysis:
+def analyze_head(W: Matrix, **options: Any) -> HeadAnalysis:
     """Which labels of the head ``W`` can be the strict argmax, which pairs can tie for
     the top, each label's nearest cosine neighbours and the cell counts
     (:func:`verify.analyze.report.analyze`; ``options`` as there: ``neighbours``,
@@ -155,7 +167,7 @@ def analyze_head(W, **options) -> HeadAnalysis:
     return analyze(exact_matrix(W, square_roots=True), **options)
 
 
-def check_claim(claim: str, **options):
+def check_claim(claim: str, **options: Any) -> ClaimOutcome | SweepReport:
     """Run one claim of the papers (``python -m verify list`` names them) with the
     options of ``python -m verify all`` changed by ``options`` (``n``, ``d``,
     ``matrices``, ``seed``, ``matrix`` (a file), ...). Returns a
@@ -180,7 +192,7 @@ def check_claim(claim: str, **options):
     return CLAIMS[claim].run(chosen)
 
 
-def check_certificate(certificate) -> str:
+def check_certificate(certificate: dict[str, Any] | str | os.PathLike[str]) -> str:
     """Check a certificate (a parsed JSON object, or the path of a JSON or a streamed
     certificate file) with the independent, standard-library-only checker
     (:mod:`verify.checker.core`); return the one-line summary of what it proves, or raise

@@ -12,8 +12,9 @@ For an unembedding matrix ``W`` (rows ``w_0 ... w_{n-1}``, one per label, number
 * :func:`analyze`: both, next to each label's nearest neighbours by cosine (Nielsen &
   Grivas, App. C.2: cosine neighbours are not competitors) and the cell counts of the
   sign and ranking patterns when affordable.
-* :func:`plot_head`: the pictures for ``d = 2`` (in :mod:`verify.analyze.plot`, which
-  imports matplotlib).
+* :func:`plot_head`: the pictures for ``d = 2``, and :func:`plot_cosine_ties`: cosine
+  of the nearest neighbours against ties, any ``d`` (in :mod:`verify.analyze.plot`,
+  which imports matplotlib; also ``HeadAnalysis.plot``).
 
 The command line is ``python -m verify analyze`` (:mod:`verify.analyze.command`).
 
@@ -47,13 +48,40 @@ _EXPORTS = {
     "tie_pairs": "ties",
     "write_graph": "ties",
     "plot_head": "plot",
+    "plot_cosine_ties": "plot",
     "show_name": "names",
     "html_report": "html",
     "write_html": "html",
 }
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # what type checkers see; at run time the names load on first use
+    from verify.analyze.argmax import (
+        ArgmaxAnalysis,
+        argmaxable_labels,
+        is_argmax_certificate,
+        is_argmax_witness,
+    )
+    from verify.analyze.cells import cell_counts
+    from verify.analyze.head import make_head
+    from verify.analyze.html import html_report, write_html
+    from verify.analyze.names import show_name
+    from verify.analyze.neighbours import cosine_neighbours
+    from verify.analyze.plot import plot_cosine_ties, plot_head
+    from verify.analyze.report import HeadAnalysis, analyze, format_text, to_json
+    from verify.analyze.ties import (
+        NoTieCertificate,
+        TieAnalysis,
+        TieWitness,
+        is_no_tie_certificate,
+        is_tie_witness,
+        tie_graph,
+        tie_pairs,
+        write_graph,
+    )
 
-def __getattr__(name):
+
+def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'verify.analyze' has no attribute {name!r}")
@@ -64,7 +92,7 @@ def __getattr__(name):
     return value
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_EXPORTS))
 
 
@@ -85,6 +113,7 @@ __all__ = [
     "is_no_tie_certificate",
     "is_tie_witness",
     "make_head",
+    "plot_cosine_ties",
     "plot_head",
     "show_name",
     "tie_graph",

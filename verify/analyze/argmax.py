@@ -84,7 +84,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import gcd, lcm
-from typing import Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
 from flint import fmpq
@@ -103,6 +103,11 @@ from verify.analyze.profile import stage
 from verify.analyze.screen import screened_relaxation, small_int_tuple
 from verify.lp.feasibility import GordanCertificate, Witness, strict_feasibility
 from verify.linalg.exact import integer_nullspace
+
+if TYPE_CHECKING:
+    from verify.analyze.head import HeadInput, ProgressBar
+    from verify.analyze.parallel import Workers
+    from verify.numbers.aliases import ExactEntry, ExactRows
 
 __all__ = [
     "ArgmaxAnalysis",
@@ -127,13 +132,14 @@ LIFTING_MIN_SUPPORT = 129
 
 # --- exact checks on the original rows -------------------------------------------------
 
-def is_argmax_witness(W: Sequence[Sequence], i: int, point: Sequence) -> bool:
+def is_argmax_witness(W: ExactRows, i: int, point: Sequence[ExactEntry]) -> bool:
     """True iff ``w_i . x > w_k . x`` for every ``k != i``, decided exactly."""
     top = _dot(W[i], point)
     return all(_dot(row, point) < top for k, row in enumerate(W) if k != i)
 
 
-def is_argmax_certificate(W: Sequence[Sequence], i: int, multipliers) -> bool:
+def is_argmax_certificate(W: ExactRows, i: int,
+                          multipliers: Iterable[tuple[int, ExactEntry]]) -> bool:
     """True iff ``y >= 0``, ``y != 0`` and ``sum_k y_k (w_i - w_k) = 0`` exactly.
 
     ``multipliers`` are pairs ``(k, y_k)`` with labels ``k != i``.
@@ -177,6 +183,27 @@ class ArgmaxAnalysis:
 
     def is_argmaxable(self, i: int) -> bool:
         return isinstance(self.evidence[i], Witness)
+
+    def _summary(self) -> tuple[str, list[tuple[str, str]], str]:
+        from verify.io.display import first
+
+        rows = [("argmaxable", f"{len(self.argmaxable)} of {self.n}: "
+                               + first(self.argmaxable)),
+                ("unargmaxable", first(self.unargmaxable))]
+        return (f"ArgmaxAnalysis: {self.n} labels in dimension {self.d}", rows,
+                ".evidence[i] holds the exact witness input or convex weights of label i")
+
+    def _repr_html_(self) -> str:
+        """The summary that Jupyter shows."""
+        from verify.io.display import summary_html
+
+        return summary_html(*self._summary())
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """The summary that IPython's pretty printer shows."""
+        from verify.io.display import pretty
+
+        pretty(p, cycle, *self._summary())
 
 
 # --- the argmax method ------------------------------------------------------------------
@@ -481,7 +508,8 @@ def _field_argmax(head: FieldHead, progress=None) -> ArgmaxAnalysis:
     return ArgmaxAnalysis(n=head.n, d=head.d, evidence=tuple(evidence))
 
 
-def argmaxable_labels(W, *, progress=None, workers=None) -> ArgmaxAnalysis:
+def argmaxable_labels(W: HeadInput, *, progress: ProgressBar | None = None,
+                      workers: Workers | None = None) -> ArgmaxAnalysis:
     """Decide for every label whether it can be the strict argmax, with exact evidence.
 
     Parameters

@@ -20,13 +20,16 @@ T. Zaslavsky, *Facing up to arrangements*, Mem. AMS 154 (1975).
 from __future__ import annotations
 
 from math import comb, log10
-from typing import Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 from flint import fmpz_mat
 
 from verify.analyze.head import ExactHead, FieldHead, make_head
 from verify.analyze.neighbours import _nonzero_rows
+
+if TYPE_CHECKING:
+    from verify.analyze.head import HeadInput
 
 __all__ = [
     "DEFAULT_MAX_CELLS",
@@ -91,7 +94,8 @@ def _bound(K: int, r: int) -> int:
     return generic_tope_count(K, max(r, 1))
 
 
-def cell_counts(W, *, max_cells: int = DEFAULT_MAX_CELLS, force: bool = False) -> dict:
+def cell_counts(W: HeadInput, *, max_cells: int = DEFAULT_MAX_CELLS,
+                force: bool = False) -> dict[str, Any]:
     """Bounds and, when affordable (or forced), exact counts of ``S(W)`` and ``R(W)``.
 
     Returns ``{"sign": {...}, "ranking": {...}}``, each with ``hyperplanes``, ``rank``,

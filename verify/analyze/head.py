@@ -36,7 +36,7 @@ from __future__ import annotations
 from itertools import repeat
 from math import gcd, lcm
 from operator import rshift
-from typing import Sequence
+from typing import TYPE_CHECKING, Any, Protocol, Sequence, TypeAlias
 
 import numpy as np
 from flint import fmpq
@@ -48,6 +48,23 @@ from verify.analyze.screen import (
     rounding_error_bounds,
 )
 from verify.lp.feasibility import GordanCertificate, Witness
+
+if TYPE_CHECKING:
+    from verify.analyze.memory import MemoryBudget
+    from verify.numbers.aliases import ExactRows
+
+
+class ProgressBar(Protocol):
+    """What the analysis reports progress to (a tqdm bar, for example)."""
+
+    def update(self, n: int, /) -> Any: ...
+
+    def close(self) -> Any: ...
+
+
+#: What the analysis reads: rows of exact numbers, an integer or float numpy matrix
+#: (floats at their exact binary value), or a head made by :func:`make_head`.
+HeadInput: TypeAlias = "ExactRows | np.ndarray | ExactHead | FieldHead"
 
 __all__ = [
     "ExactHead",
@@ -252,7 +269,7 @@ def _is_field_entry(x) -> bool:
     return isinstance(x, SqrtSum) and not x.is_rational()
 
 
-def make_head(W, budget=None):
+def make_head(W: HeadInput, budget: MemoryBudget | None = None) -> ExactHead | FieldHead:
     """An :class:`ExactHead` for rational rows, a :class:`FieldHead` if a square root occurs.
 
     ``W`` may already be a head (returned unchanged).

@@ -36,6 +36,12 @@ from dataclasses import asdict, is_dataclass
 from verify.analyze.names import show_name
 from verify.analyze.simplex import SimplexCertificate
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import os
+
+    from verify.analyze.report import HeadAnalysis
+
 __all__ = ["MAX_ROWS", "domain_section", "html_report", "write_html"]
 
 #: Rows shown per table; the rest are counted (``--json`` has them all).
@@ -313,7 +319,7 @@ def _cannot_tie(result, names) -> str:
             f"<tbody>{rows}</tbody></table>{more}</section>")
 
 
-def html_report(result, *, source: str, labels_file: str | None = None) -> str:
+def html_report(result: HeadAnalysis, *, source: str, labels_file: str | None = None) -> str:
     """The page, as text (see the module docstring)."""
     from verify.analyze.report import to_json
 
@@ -354,7 +360,8 @@ def html_report(result, *, source: str, labels_file: str | None = None) -> str:
     ])
 
 
-def write_html(path, result, *, source: str, labels_file: str | None = None) -> None:
+def write_html(path: str | os.PathLike[str], result: HeadAnalysis, *, source: str,
+               labels_file: str | None = None) -> None:
     """Write :func:`html_report` to ``path`` atomically."""
     from verify.io.atomic import write_text_atomic
 

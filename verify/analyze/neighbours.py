@@ -38,12 +38,17 @@ Unargmaxable Classes in Theory but Rarely in Practice", ACL 2022. T. Zaslavsky,
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 from flint import fmpq
 
 from verify.analyze.head import ExactHead, FieldHead, make_head
 from verify.analyze.ties import TieAnalysis
+
+if TYPE_CHECKING:
+    from verify.analyze.head import HeadInput, ProgressBar
+    from verify.analyze.parallel import Workers
 
 __all__ = [
     "DEFAULT_NEIGHBOURS",
@@ -221,8 +226,9 @@ def _top_exact(head, i: int, cand, cos, k: int) -> list[int]:
     return out[:k]
 
 
-def cosine_neighbours(W, k: int = DEFAULT_NEIGHBOURS, *, progress=None, workers=None,
-                      view=None) -> list[list[tuple[int, float]]]:
+def cosine_neighbours(W: HeadInput, k: int = DEFAULT_NEIGHBOURS, *,
+                      progress: ProgressBar | None = None, workers: Workers | None = None,
+                      view: Callable[[Any], Any] | None = None) -> list[list[tuple[int, float]]]:
     """For every label its ``k`` nearest labels by cosine, as ``(label, cosine)``.
 
     The order is exact (see the module docstring); the cosine values are floats for

@@ -16,32 +16,120 @@ dashed grid, the origin marked with a black cross):
   ``w_i . x = w_j . x`` of all pairs show the cells of the ranking pattern ``R(W)``
   (Fig. 4 of the paper).
 
+With more labels than the default colour cycle holds, the argmaxable labels take the
+colours of a qualitative map in the order of their regions around the origin, so that
+neighbouring regions never share a colour, and the unargmaxable labels (which have no
+region) are grey. Label numbers are placed next to their points along the outward
+direction, turned away from other points and numbers where they would overlap, in a
+smaller font for many labels.
+
+:func:`plot_cosine_ties` draws, for a head of any dimension, the cosine similarity of
+every label's nearest neighbours against whether the pair can tie for the top (the
+papers' question: cosine neighbours are not competitors).
+
 Everything decided (which labels win, which pairs tie) comes from the exact analysis;
-floats only place ink.
+floats only place ink. Both functions return the matplotlib ``Figure`` (shown by
+Jupyter) and save it as PNG when given a path.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+import os
+from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 import numpy as np
 
-from verify.io.errors import InputError
 from verify.io.atomic import write_bytes_atomic
 
-__all__ = ["plot_head"]
+if TYPE_CHECKING:
+    from verify.analyze.argmax import ArgmaxAnalysis
+    from verify.analyze.head import HeadInput
+    from verify.analyze.neighbours import CosineSummary
+    from verify.analyze.ties import TieAnalysis
+
+__all__ = ["Analysis", "cosine_tie_points", "plot_cosine_ties", "plot_head"]
+
+
+class Analysis(Protocol):
+    """What :func:`plot_cosine_ties` reads of a
+    :class:`~verify.analyze.report.HeadAnalysis`."""
+
+    @property
+    def cosine(self) -> CosineSummary: ...
+
+    @property
+    def ties(self) -> TieAnalysis: ...
+
+#: What a missing matplotlib is told.
+NEEDS_MATPLOTLIB = ("plotting needs matplotlib: python -m pip install matplotlib "
+                    "(or python -m pip install -e '.[plot]' in a checkout)")
 
 _REGION_ALPHA = 0.38
 
 
-def _colours(n: int):
+def _matplotlib():
+    try:
+        import matplotlib  # noqa: F401
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise ImportError(NEEDS_MATPLOTLIB) from None
+    return Figure
+
+
+#: Grey for labels without a region.
+_NO_REGION = "0.55"
+
+
+def _colours(n: int, P: np.ndarray | None = None, winners: Sequence[int] = ()) -> list:
+    """One colour per label: the default cycle for few labels; otherwise a qualitative
+    map over the argmaxable labels in the angular order of their regions (neighbouring
+    regions differ, also where the order wraps around) and grey for the others."""
     import matplotlib as mpl
 
     cycle = mpl.rcParams["axes.prop_cycle"].by_key().get("color", [])
-    if n <= len(cycle):
-        return list(cycle[:n])
-    cmap = mpl.colormaps["tab20" if n <= 20 else "turbo"]
-    return [cmap(i / max(1, n - 1)) if n > 20 else cmap(i) for i in range(n)]
+    if n <= len(cycle) or P is None:
+        return list(cycle[:n]) if n <= len(cycle) else [mpl.colormaps["tab20"](i % 20)
+                                                       for i in range(n)]
+    palette = list(mpl.colormaps["tab10"].colors)
+    colours: list = [_NO_REGION] * n
+    order = sorted(winners, key=lambda i: np.arctan2(P[i, 1], P[i, 0]))
+    m = len(order)
+    for k, i in enumerate(order):
+        colours[i] = palette[k % len(palette)]
+    if m > 2 and m % len(palette) == 1:  # the last would repeat the first's colour
+        colours[order[-1]] = palette[1]
+    return colours
+
+
+def _label_spots(P: np.ndarray, scale: float) -> np.ndarray:
+    """Where the number of each point goes: at distance ``scale`` along the outward
+    direction (from the centre of the points), turned by up to 180 degrees to keep
+    clear of the other points and of the numbers already placed."""
+    n = len(P)
+    centre = P.mean(axis=0) if n else np.zeros(2)
+    spots = np.zeros_like(P)
+    placed: list[np.ndarray] = []
+    turns = [0.0]
+    for t in range(1, 13):
+        turns += [t * np.pi / 12, -t * np.pi / 12]
+    for i in np.argsort(-np.linalg.norm(P - centre, axis=1), kind="stable"):
+        out = P[i] - centre
+        base = np.arctan2(out[1], out[0]) if np.any(out) else np.pi / 2
+        best, best_gap = None, -1.0
+        for turn in turns:
+            spot = P[i] + scale * np.array([np.cos(base + turn), np.sin(base + turn)])
+            others = np.delete(P, i, axis=0)
+            gap = min([float(np.min(np.linalg.norm(others - spot, axis=1)))
+                       if len(others) else np.inf]
+                      + [float(np.linalg.norm(q - spot)) / 1.3 for q in placed])
+            if gap >= 0.9 * scale:
+                best = spot
+                break
+            if gap > best_gap:
+                best, best_gap = spot, gap
+        spots[i] = best
+        placed.append(best)
+    return spots
 
 
 def _float_rows(W) -> np.ndarray:
@@ -56,43 +144,43 @@ def _hull_order(P: np.ndarray, vertices: Sequence[int]) -> list[int]:
     return sorted(vertices, key=lambda i: np.arctan2(P[i, 1] - c[1], P[i, 0] - c[0]))
 
 
-def plot_head(W, path, *, argmax=None, ties=None, names: Sequence[str] | None = None,
-              title: str | None = None, rankings: bool | None = None,
-              resolution: int = 500) -> None:
-    """Draw the two panels for a head with ``d = 2`` and save them to ``path`` (PNG).
+def plot_head(W: HeadInput, path: str | os.PathLike[str] | None = None, *,
+              argmax: ArgmaxAnalysis | None = None, ties: TieAnalysis | None = None,
+              names: Sequence[str] | None = None, title: str | None = None,
+              rankings: bool | None = None, resolution: int = 500) -> Any:
+    """Draw the two panels for a head with ``d = 2``; return the matplotlib ``Figure``
+    and save it to ``path`` (PNG) if given.
 
     ``argmax`` and ``ties`` are the exact analyses (computed if omitted). ``rankings``
-    draws every line ``w_i . x = w_j . x`` (default: when ``n <= 12``).
+    draws every line ``w_i . x = w_j . x`` (default: when ``n <= 12``). Raises
+    ``ValueError`` for another dimension and ``ImportError`` without matplotlib.
     """
-    try:
-        import matplotlib
+    Figure = _matplotlib()
+    from matplotlib.colors import ListedColormap, to_rgba
+    from matplotlib.lines import Line2D
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        from matplotlib.colors import ListedColormap, to_rgba
-        from matplotlib.lines import Line2D
-    except ImportError:
-        raise InputError("--plot needs matplotlib: python -m pip install -e '.[plot]'") from None
     from verify.analyze.argmax import argmaxable_labels
     from verify.analyze.head import make_head
     from verify.analyze.ties import tie_pairs
 
     head = make_head(W)
     if head.d != 2:
-        raise InputError(f"--plot draws heads of dimension 2; this one has dimension {head.d}")
+        raise ValueError(f"plot_head draws heads of dimension 2; this one has dimension "
+                         f"{head.d}")
     if argmax is None:
         argmax = argmaxable_labels(head)
     if ties is None:
         ties = tie_pairs(head, argmax)
     n = head.n
     P = _float_rows(head.rows)
-    colours = _colours(n)
+    colours = _colours(n, P, argmax.argmaxable)
     label_text = [f"{i}" if names is None else f"{i}: {names[i]}" for i in range(n)]
     winners = set(argmax.argmaxable)
     if rankings is None:
         rankings = n <= 12
 
-    fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11.5, 6.2))
+    fig = Figure(figsize=(11.5, 6.2))
+    ax0, ax1 = fig.subplots(1, 2)
     # ---- left: the unembeddings -----------------------------------------------------
     reach = float(np.abs(P).max()) if P.size else 1.0
     lim = 1.25 * (reach or 1.0)
@@ -123,10 +211,12 @@ def plot_head(W, path, *, argmax=None, ties=None, names: Sequence[str] | None = 
                 handles.append(Line2D([], [], ls="", marker="o", ms=10, mfc="white",
                                       mec=colours[i], mew=2.0,
                                       label=f"{label_text[i]} (unargmaxable)"))
-        if per_label or n <= 40:
-            offset = P[i] / (np.linalg.norm(P[i]) or 1.0) * 0.08 * lim
-            ax0.text(*(P[i] + offset), str(i), ha="center", va="center", fontsize=10,
-                     fontweight="bold", family="sans-serif", color="0.1", zorder=6)
+    if n <= 40:
+        size = 10 if n <= 12 else 8 if n <= 24 else 7
+        for i, spot in enumerate(_label_spots(P, (0.085 if n <= 12 else 0.06) * lim)):
+            ax0.text(*spot, str(i), ha="center", va="center", fontsize=size,
+                     fontweight="bold", family="sans-serif", color="0.1", zorder=6,
+                     gid=f"label-{i}")
     ax0.scatter(0, 0, c="black", marker="X", s=90, zorder=3)
     if not per_label:
         handles.append(Line2D([], [], ls="", marker="o", ms=9, color="0.4",
@@ -194,8 +284,9 @@ def plot_head(W, path, *, argmax=None, ties=None, names: Sequence[str] | None = 
     fig.legend(handles=handles, loc="lower center", ncol=ncol, fontsize=9,
                frameon=False)
     fig.tight_layout(rect=(0, 0.05 * rows_of_legend + 0.045, 1, 0.95 if title else 1))
-    _save(fig, path)
-    plt.close(fig)
+    if path is not None:
+        _save(fig, path)
+    return fig
 
 
 def _label_spot(P: np.ndarray, i: int, x: np.ndarray, R: float) -> np.ndarray:
@@ -241,3 +332,93 @@ def _save(fig, path) -> None:
     write_bytes_atomic(path, buf.getvalue())
 
 
+
+
+# --- cosine against ties ----------------------------------------------------------------
+
+#: The verdicts of a pair, their legend text and colour.
+VERDICTS = ((True, "can tie", "#1f77b4"), (False, "cannot tie", "#d62728"),
+            (None, "not decided", "0.6"))
+
+
+def cosine_tie_points(result: Analysis) -> list[tuple[int, int, int, float, bool | None]]:
+    """What :func:`plot_cosine_ties` draws: for every label ``i`` and its ``r``-th
+    nearest neighbour ``k`` by cosine (``r`` from 1), ``(i, r, k, cosine, verdict)``;
+    ``verdict`` is whether the pair can tie for the top (None: not decided)."""
+    points = []
+    for i, near in enumerate(result.cosine.neighbours):
+        for r, (k, cos) in enumerate(near, start=1):
+            points.append((i, r, k, float(cos), result.ties.can_tie(i, k)))
+    return points
+
+
+def plot_cosine_ties(result: Analysis, path: str | os.PathLike[str] | None = None, *,
+                     title: str | None = None, bins: int = 20) -> Any:
+    """The cosine similarity of each label's nearest neighbours against whether the
+    pair can tie for the highest probability; return the ``Figure`` and save it to
+    ``path`` (PNG) if given.
+
+    Left: one dot per (label, neighbour), at its cosine (x) and the neighbour's rank
+    by cosine (y, 1 = nearest; spread a little so that dots do not hide each other),
+    coloured by the exact verdict. Right: how many pairs of each verdict fall into each
+    band of cosine (stacked). ``result`` is a :class:`~verify.analyze.report.HeadAnalysis`
+    of any dimension.
+    """
+    Figure = _matplotlib()
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import MaxNLocator
+
+    points = cosine_tie_points(result)
+    k = max((r for _, r, _, _, _ in points), default=1)
+    fig = Figure(figsize=(11.5, 5.2))
+    ax0, ax1 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
+    spread = np.random.default_rng(0)
+    for verdict, text, colour in VERDICTS:
+        chosen = [(r, cos) for _, r, _, cos, v in points if v is verdict]
+        if not chosen:
+            continue
+        r = np.array([c[0] for c in chosen], dtype=float)
+        x = np.array([c[1] for c in chosen])
+        y = r + spread.uniform(-0.28, 0.28, size=len(r))
+        ax0.scatter(x, y, s=22 if len(points) <= 400 else 8, color=colour, alpha=0.75,
+                    edgecolor="none", label=f"{text} ({len(chosen)})", gid=f"cosine-{text}")
+    ax0.set_xlabel("cosine similarity $\\cos(w_i, w_k)$")
+    ax0.set_ylabel("neighbour rank by cosine (1 = nearest)")
+    ax0.set_yticks(range(1, k + 1))
+    ax0.set_ylim(k + 0.6, 0.4)
+    ax0.grid(visible=True, linestyle="dashed", alpha=0.6)
+    ax0.set_axisbelow(True)
+    ax0.set_title(f"the {k} nearest labels by cosine of every label", fontsize=12)
+    handles = [Line2D([], [], ls="", marker="o", color=colour,
+                      label=f"{text} ({sum(v is verdict for *_, v in points)})")
+               for verdict, text, colour in VERDICTS
+               if any(v is verdict for *_, v in points)]
+    ax0.legend(handles=handles, loc="best", fontsize=9)
+
+    cosines = [cos for *_, cos, _ in points]
+    low, high = (min(cosines), max(cosines)) if cosines else (-1.0, 1.0)
+    if high - low < 1e-9:
+        low, high = low - 0.05, high + 0.05
+    edges = np.linspace(low, high, bins + 1)
+    bottom = np.zeros(bins)
+    for verdict, text, colour in VERDICTS:
+        counts, _ = np.histogram([cos for *_, cos, v in points if v is verdict], bins=edges)
+        if counts.any():
+            ax1.bar(edges[:-1], counts, width=np.diff(edges), bottom=bottom, align="edge",
+                    color=colour, alpha=0.85, edgecolor="white", lw=0.5, label=text,
+                    gid=f"histogram-{text}")
+            bottom += counts
+    ax1.set_xlabel("cosine similarity $\\cos(w_i, w_k)$")
+    ax1.set_ylabel("pairs (label, neighbour)")
+    ax1.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax1.grid(visible=True, axis="y", linestyle="dashed", alpha=0.6)
+    ax1.set_axisbelow(True)
+    c = result.cosine
+    ax1.set_title(f"nearest neighbour cannot tie: {c.nearest_not_tie} of "
+                  f"{c.labels_compared} labels", fontsize=12)
+    if title:
+        fig.suptitle(title, fontsize=14)
+    fig.tight_layout(rect=(0, 0, 1, 0.95 if title else 1))
+    if path is not None:
+        _save(fig, path)
+    return fig

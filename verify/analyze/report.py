@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from flint import fmpq, fmpz
 
@@ -49,6 +49,13 @@ from verify.analyze.neighbours import (
 from verify.analyze.simplex import SimplexCertificate, SimplexNoTie
 from verify.analyze.ties import ALL_PAIRS_MAX_LABELS, TieAnalysis, TieWitness, tie_pairs
 from verify.lp.feasibility import Witness
+
+if TYPE_CHECKING:
+    import os
+
+    from verify.analyze.head import HeadInput, ProgressBar
+    from verify.analyze.memory import MemoryBudget
+    from verify.numbers.aliases import Vector
 
 __all__ = [
     "DEFAULT_MAX_CELLS",
@@ -88,7 +95,7 @@ class HeadAnalysis:
                 f"argmaxable, unargmaxable {a.unargmaxable}, {len(t.tie_pairs)} tie pairs"
                 f"{'' if t.complete else ' (not every pair decided)'})")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The document of ``python -m verify analyze --json`` (docs/analyze.md)."""
         return to_json(self)
 
@@ -98,11 +105,84 @@ class HeadAnalysis:
         return {(i, j): display_cosine(self.head, i, j) for i, j in self.ties.tie_pairs
                 if valid[i] and valid[j]}
 
+    def _label(self, i: int) -> str:
+        return f"{i} {show_name(self.names[i])}" if self.names else str(i)
 
-def analyze(W, *, neighbours: int = DEFAULT_NEIGHBOURS, max_cells: int = DEFAULT_MAX_CELLS,
+    def _summary(self) -> tuple[str, list[tuple[str, str]], str]:
+        from verify.io.display import first
+
+        a, t, c = self.argmax, self.ties, self.cosine
+        bias = getattr(self, "lifted", None) is not None
+        scope = (f"all {t.pairs_total} pairs decided" if t.complete else
+                 f"{len(t.evidence)} of {t.pairs_total} pairs decided")
+        rows = [
+            ("argmaxable", f"{len(a.argmaxable)} of {self.n}"),
+            ("unargmaxable", first(a.unargmaxable, text=self._label)),
+            ("tie pairs", f"{len(t.tie_pairs)} ({scope}): "
+                          + first(t.tie_pairs, text=lambda p: f"{p[0]}-{p[1]}")),
+            ("cosine", f"the nearest neighbour cannot tie for {c.nearest_not_tie} of "
+                       f"{c.labels_compared} labels; {c.neighbour_pairs_cannot_tie} of "
+                       f"{c.neighbour_pairs} pairs of the {c.k} nearest cannot tie"),
+        ]
+        if self.cells is not None:
+            for kind in ("sign", "ranking"):
+                count = self.cells[kind].get("count")
+                if count is not None:
+                    rows.append((f"{kind} cells", str(count)))
+        title = (f"HeadAnalysis: {self.n} labels in dimension {self.d}"
+                 + (" (logits W x + b)" if bias else ""))
+        note = ("every verdict has exact evidence: .to_json() holds the witnesses and "
+                "certificates; python -m verify analyze --certificate writes a file that "
+                "python -m verify check re-checks")
+        return title, rows, note
+
+    def _repr_html_(self) -> str:
+        """The summary that Jupyter shows (label names escaped)."""
+        from verify.io.display import summary_html
+
+        return summary_html(*self._summary())
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """The summary that IPython's pretty printer shows."""
+        from verify.io.display import pretty
+
+        pretty(p, cycle, *self._summary())
+
+    def plot(self, path: str | os.PathLike[str] | None = None, *, kind: str = "head",
+             **options: Any) -> Any:
+        """Draw the head and return the matplotlib ``Figure``; also save it (PNG) if
+        ``path`` is given.
+
+        ``kind="head"``: the unembeddings, hull, tie pairs and argmax regions of a head
+        of dimension 2 (:func:`verify.analyze.plot.plot_head`; ``ValueError`` for
+        another dimension). ``kind="cosine"``: the cosine of every label's nearest
+        neighbours against whether the pair can tie, for any dimension
+        (:func:`verify.analyze.plot.plot_cosine_ties`). ``options`` go to the function.
+        Needs matplotlib (``ImportError`` naming the install command otherwise).
+        """
+        from verify.analyze.plot import plot_cosine_ties, plot_head
+
+        if kind == "cosine":
+            return plot_cosine_ties(self, path, **options)
+        if kind != "head":
+            raise ValueError(f"kind must be 'head' or 'cosine', not {kind!r}")
+        if self.d != 2 or getattr(self, "lifted", None) is not None:
+            what = "a bias" if self.d == 2 else f"dimension {self.d}"
+            raise ValueError(f"plot(kind='head') draws heads of dimension 2 without a "
+                             f"bias; this one has {what}; plot(kind='cosine') draws any "
+                             "head")
+        options.setdefault("names", self.names)
+        return plot_head(self.head, path, argmax=self.argmax, ties=self.ties, **options)
+
+
+def analyze(W: HeadInput, *, neighbours: int = DEFAULT_NEIGHBOURS,
+            max_cells: int = DEFAULT_MAX_CELLS,
             force: bool = False, cells: bool = True, names: Sequence[str] | None = None,
-            rays: int | None = None, progress=None, budget=None, jobs: int = 1,
-            scheduler: str | None = None, bias=None, domain=None) -> HeadAnalysis:
+            rays: int | None = None,
+            progress: Callable[[str, int], ProgressBar | None] | None = None,
+            budget: MemoryBudget | None = None, jobs: int = 1,
+            scheduler: str | None = None, bias: Vector | None = None,
+            domain: str | None = None) -> HeadAnalysis:
     """Argmaxable labels, tie pairs, cosine neighbours and cell counts of ``W``.
 
     ``bias``: the logits are ``W x + b`` (one entry per label; exact numbers or a numpy
@@ -307,7 +387,7 @@ EVIDENCE_KEYS = ("argmax_witnesses", "argmax_certificates", "tie_witnesses",
                  "non_tie_certificates")
 
 
-def to_json(a: HeadAnalysis, *, evidence: bool | None = None) -> dict:
+def to_json(a: HeadAnalysis, *, evidence: bool | None = None) -> dict[str, Any]:
     """The JSON document of ``--json`` (see docs/analyze.md for every key).
 
     ``evidence``: include the witnesses and certificates (``EVIDENCE_KEYS``); by default

@@ -80,7 +80,7 @@ import re
 from dataclasses import dataclass, field
 from itertools import combinations
 from math import gcd
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
 from flint import fmpq, fmpz_mat
@@ -105,6 +105,15 @@ from verify.analyze.screen import screened_relaxation, tie_point, tie_point_part
 from verify.analyze.simplex import SimplexCertificate, SimplexNoTie
 from verify.lp.feasibility import GordanCertificate, Witness, strict_feasibility
 from verify.linalg.exact import integer_nullspace
+
+if TYPE_CHECKING:
+    import os
+
+    import networkx
+
+    from verify.analyze.head import HeadInput, ProgressBar
+    from verify.analyze.parallel import Workers
+    from verify.numbers.aliases import ExactEntry, ExactRows
 
 __all__ = [
     "ALL_PAIRS_MAX_LABELS",
@@ -173,7 +182,7 @@ class ProjectedTieWitness(TieWitness):
         return (TieWitness, (self.point,))
 
 
-def is_tie_witness(W: Sequence[Sequence], i: int, j: int, point: Sequence) -> bool:
+def is_tie_witness(W: ExactRows, i: int, j: int, point: Sequence[ExactEntry]) -> bool:
     """True iff ``w_i . x = w_j . x > w_k . x`` for every ``k != i, j``, exactly."""
     top = _dot(W[i], point)
     if _dot(W[j], point) != top:
@@ -181,7 +190,7 @@ def is_tie_witness(W: Sequence[Sequence], i: int, j: int, point: Sequence) -> bo
     return all(_dot(row, point) < top for k, row in enumerate(W) if k not in (i, j))
 
 
-def is_no_tie_certificate(W: Sequence[Sequence], i: int, j: int, cert) -> bool:
+def is_no_tie_certificate(W: ExactRows, i: int, j: int, cert: NoTieCertificate) -> bool:
     """True iff ``cert`` proves exactly that ``i`` and ``j`` cannot tie for the top."""
     pairs = list(cert.multipliers)
     if not pairs or any(k in (i, j) or not 0 <= k < len(W) for k, _ in pairs):
@@ -234,6 +243,33 @@ class TieAnalysis:
     def partners(self, i: int) -> list[int]:
         """The labels certified to be able to tie with ``i``."""
         return self._partner_lists().get(i, [])
+
+    def _summary(self) -> tuple[str, list[tuple[str, str]], str]:
+        from verify.io.display import first
+
+        def pair(p: tuple[int, int]) -> str:
+            return f"{p[0]}-{p[1]}"
+
+        ties, others = self.tie_pairs, self.non_tie_pairs
+        rows = [("decided", f"{len(self.evidence)} of {self.pairs_total} pairs"
+                            + ("" if self.complete else " (the others not decided)")),
+                ("can tie", f"{len(ties)}: " + first(ties, text=pair)),
+                ("cannot tie", f"{len(others)}: " + first(others, text=pair))]
+        return (f"TieAnalysis: {self.n} labels", rows,
+                ".evidence[(i, j)] holds the exact witness input or certificate of each "
+                "decided pair")
+
+    def _repr_html_(self) -> str:
+        """The summary that Jupyter shows."""
+        from verify.io.display import summary_html
+
+        return summary_html(*self._summary())
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """The summary that IPython's pretty printer shows."""
+        from verify.io.display import pretty
+
+        pretty(p, cycle, *self._summary())
 
     def _partner_lists(self) -> dict:
         """``{label: sorted tie partners}``, built once (the evidence does not change
@@ -790,10 +826,10 @@ def _decide_field(head: FieldHead, argmax: ArgmaxAnalysis, pairs: list, progress
 
 # --- entry points -----------------------------------------------------------------------
 
-def tie_pairs(W, argmax: ArgmaxAnalysis | None = None, *,
+def tie_pairs(W: HeadInput, argmax: ArgmaxAnalysis | None = None, *,
               pairs: Iterable[tuple[int, int]] | None = None,
-              rays_per_label: int | None = None, progress=None,
-              workers=None) -> TieAnalysis:
+              rays_per_label: int | None = None, progress: ProgressBar | None = None,
+              workers: Workers | None = None) -> TieAnalysis:
     """Decide which pairs of labels can be tied for the highest probability.
 
     Parameters
@@ -839,7 +875,8 @@ def tie_pairs(W, argmax: ArgmaxAnalysis | None = None, *,
 
 
 def tie_graph(analysis: TieAnalysis, argmax: ArgmaxAnalysis | None = None,
-              names: Sequence[str] | None = None, cosines: dict | None = None):
+              names: Sequence[str] | None = None,
+              cosines: dict[tuple[int, int], float] | None = None) -> networkx.Graph:
     """The tie graph as a :class:`networkx.Graph`.
 
     Nodes are the labels ``0 ... n-1`` (attributes ``name`` and ``argmaxable`` when
@@ -870,7 +907,7 @@ def tie_graph(analysis: TieAnalysis, argmax: ArgmaxAnalysis | None = None,
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
-def write_graph(G, path) -> None:
+def write_graph(G: networkx.Graph, path: str | os.PathLike[str]) -> None:
     """Write ``G`` atomically: GraphML for ``.graphml``, node-link JSON for ``.json``.
 
     GraphML is XML 1.0, which cannot hold control characters other than tab, newline

@@ -25,11 +25,12 @@ Example
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Sequence
 from itertools import combinations
 
 from flint import fmpq
 
-from verify.arrangement.sign_pattern import SignPattern, preview, sign_pattern
+from verify.arrangement.sign_pattern import Cell, SignPattern, preview, sign_pattern
 from verify.linalg.exact import to_fmpq_rows
 
 
@@ -83,11 +84,11 @@ class RankingPattern:
     d: int
     affine: bool
     signs: SignPattern
-    rankings: list = field(default_factory=list)
-    warnings: list = field(default_factory=list)
+    rankings: list[tuple[int, ...]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     @property
-    def cells(self):
+    def cells(self) -> Sequence[Cell]:
         return self.signs.cells
 
     @property
@@ -103,12 +104,39 @@ class RankingPattern:
         return (f"RankingPattern({self.n} labels, d = {self.d}"
                 f"{', affine' if self.affine else ''}, {self.count} rankings: {shown})")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The object that ``python -m verify pattern --kind ranking --json`` prints:
         ``kind``, ``n``, ``d``, ``count``, ``patterns`` (signs over the pairs ``i < j``),
         ``witnesses`` and ``rankings`` (labels from first to last)."""
         return {**self.signs.to_json(), "kind": "ranking", "n": self.n, "d": self.d,
                 "rankings": [list(r) for r in self.rankings]}
+
+    def _summary(self) -> tuple[str, list[tuple[str, str]], str]:
+        from verify.io.display import first
+
+        rows = [("labels", f"{self.n} in dimension {self.d}"
+                           + (" (affine: a column of ones)" if self.affine else "")),
+                ("rankings", f"{self.count}: "
+                             + first(self.rankings, shown=4,
+                                     text=lambda r: " > ".join(map(str, r))))]
+        if self.warnings:
+            rows.append(("warnings", first(self.warnings, shown=2)))
+        return ("RankingPattern R(W)", rows,
+                ".cells[k].witness is an exact input producing ranking k; .to_json() gives "
+                "them all; python -m verify pattern --kind ranking --certificate writes a "
+                "checked certificate")
+
+    def _repr_html_(self) -> str:
+        """The summary that Jupyter shows."""
+        from verify.io.display import summary_html
+
+        return summary_html(*self._summary())
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """The summary that IPython's pretty printer shows."""
+        from verify.io.display import pretty
+
+        pretty(p, cycle, *self._summary())
 
 
 def ranking_pattern(W, *, affine: bool = False, method: str = "cocircuits") -> RankingPattern:

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from flint import fmpq
@@ -55,7 +56,7 @@ class Cell:
     """One sign vector of a pattern and a rational point realising it exactly."""
 
     signs: str
-    witness: tuple
+    witness: tuple[Any, ...]
 
 
 @dataclass
@@ -66,11 +67,11 @@ class SignPattern:
     hyperplanes (parallel rows merged).
     """
 
-    matrix: list
-    cells: list
+    matrix: list[list[Any]]
+    cells: Sequence[Cell]
     rank: int
     hyperplanes: int
-    warnings: list = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def patterns(self) -> list[str]:
@@ -91,7 +92,7 @@ class SignPattern:
         return (f"SignPattern({n} x {k} matrix, rank {self.rank}, {self.hyperplanes} "
                 f"hyperplanes, {self.count} cells: {preview(self.patterns)})")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The object that ``python -m verify pattern --json`` prints for ``matrix``:
         ``kind``, ``n``, ``d``, ``count``, ``patterns`` and ``witnesses`` (exact
         rationals as strings)."""
@@ -101,6 +102,30 @@ class SignPattern:
         return {"kind": "sign", "n": n, "d": d, "count": self.count,
                 "patterns": self.patterns,
                 "witnesses": [[format_rational(a) for a in c.witness] for c in self.cells]}
+
+    def _summary(self) -> tuple[str, list[tuple[str, str]], str]:
+        from verify.io.display import first
+
+        n, d = self.shape
+        rows = [("matrix", f"{n} x {d}, rank {self.rank}, {self.hyperplanes} hyperplanes"),
+                ("cells", f"{self.count}: " + first(self.patterns))]
+        if self.warnings:
+            rows.append(("warnings", first(self.warnings, shown=2)))
+        return ("SignPattern S(M)", rows,
+                ".cells[k].witness is an exact point of each cell; .to_json() gives them "
+                "all; python -m verify pattern --certificate writes a checked certificate")
+
+    def _repr_html_(self) -> str:
+        """The summary that Jupyter shows."""
+        from verify.io.display import summary_html
+
+        return summary_html(*self._summary())
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """The summary that IPython's pretty printer shows."""
+        from verify.io.display import pretty
+
+        pretty(p, cycle, *self._summary())
 
 
 def preview(items, shown: int = 4) -> str:

@@ -8,6 +8,7 @@ says), and ``error`` when the check could not be carried out.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 STATUSES = ("verified", "refuted", "error")
 
@@ -24,7 +25,7 @@ class Step:
 @dataclass
 class ClaimOutcome:
     claim: str
-    steps: list = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
     evidence: str = ""          # one line for tables
     certificate: dict | None = None
     seconds: float = 0.0
@@ -47,10 +48,33 @@ class ClaimOutcome:
     def holds(self) -> bool:
         return self.status == "verified"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         if self.json is not None:
             return self.json
         return {"claim": self.claim, "status": self.status, "evidence": self.evidence,
                 "steps": [{"description": s.description, "holds": s.holds,
                            "detail": s.detail} for s in self.steps],
                 "seconds": round(self.seconds, 3)}
+
+    def _summary(self) -> tuple[str, list[tuple[str, str]], str]:
+        held = sum(s.holds for s in self.steps)
+        rows = [("status", self.status),
+                ("steps", f"{held} of {len(self.steps)} hold")]
+        rows += [("fails", s.description) for s in self.steps if not s.holds][:3]
+        if self.evidence:
+            rows.append(("evidence", self.evidence))
+        return (f"ClaimOutcome {self.claim}", rows,
+                ".steps and .to_json() give every step; .certificate is re-checked by "
+                "verify.check_certificate")
+
+    def _repr_html_(self) -> str:
+        """The summary that Jupyter shows."""
+        from verify.io.display import summary_html
+
+        return summary_html(*self._summary())
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """The summary that IPython's pretty printer shows."""
+        from verify.io.display import pretty
+
+        pretty(p, cycle, *self._summary())

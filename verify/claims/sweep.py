@@ -35,6 +35,7 @@ from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tqdm import tqdm
 
@@ -76,11 +77,34 @@ class SweepReport:
             self._certificate = self.certificate_builder()
         return self._certificate
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The documented JSON object of a claim run."""
         return {"claim": self.claim, "checked": self.checked, "skipped": self.skipped,
                 "agreed": self.agreed, "cells": self.cells,
                 "counterexample": self.counterexample}
+
+    def _summary(self) -> tuple[str, list[tuple[str, str]], str]:
+        rows = [("holds", "yes" if self.holds else "no"),
+                ("family", self.family),
+                ("checked", f"{self.checked} (agreed {self.agreed}, skipped {self.skipped})"),
+                ("cells compared", str(self.cells))]
+        if self.counterexample:
+            rows.append(("counterexample", self.counterexample))
+        return (f"SweepReport {self.claim}", rows,
+                ".to_json() gives the counts; .certificate is re-checked by "
+                "verify.check_certificate")
+
+    def _repr_html_(self) -> str:
+        """The summary that Jupyter shows."""
+        from verify.io.display import summary_html
+
+        return summary_html(*self._summary())
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """The summary that IPython's pretty printer shows."""
+        from verify.io.display import pretty
+
+        pretty(p, cycle, *self._summary())
 
 
 # --- the family ----------------------------------------------------------------------

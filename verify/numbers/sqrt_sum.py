@@ -70,11 +70,14 @@ import re
 from fractions import Fraction
 from functools import lru_cache
 from math import gcd
-from typing import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from flint import arb, ctx, fmpq, fmpz
 
 from verify.numbers.rational import isqrt
+
+if TYPE_CHECKING:
+    import sympy
 
 __all__ = [
     "SqrtSum",
@@ -712,7 +715,7 @@ class SqrtSum:
                 return float(ball.mid())
             bits *= 2
 
-    def to_sympy(self):
+    def to_sympy(self) -> sympy.Expr:
         """The same number as a sympy expression (sympy is imported lazily)."""
         import sympy
 
