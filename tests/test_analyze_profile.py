@@ -103,15 +103,20 @@ def test_stages_are_listed_under_their_phase_and_not_counted_twice():
         with stage("per label"):
             _burn(head, 0.1)
         bar.close()
+        bar = profile.progress()("pairs", 0)
+        with stage("per pair"):
+            pass
+        bar.close()
     finally:
         profile.deactivate()
     with stage("after"):
         pass
     assert [(r.name, r.level) for r in profile.rows] == [
-        ("labels", 0), ("screen", 1), ("per label", 1)]
+        ("labels", 0), ("screen", 1), ("per label", 1), ("pairs", 0), ("per pair", 1)]
     names = [line.split()[0] for line in profile.table().splitlines()]
-    assert names == ["phase", "labels", "screen", "per-label", "other", "total"]
-    labels, screen, per_label = profile.rows
+    assert names == ["phase", "labels", "screen", "per-label", "pairs", "per-pair",
+                     "other", "total"]
+    labels, screen, per_label = profile.rows[:3]
     assert labels.main_cpu >= screen.main_cpu + per_label.main_cpu
     other = profile.table().splitlines()[-2].split()
     # "other" is the total less the top-level phases only

@@ -78,23 +78,20 @@ class Profile:
 
     @contextmanager
     def phase(self, name: str):
-        start = _now()
+        start, at = _now(), len(self.rows)
         self._open += 1
         try:
             yield
         finally:
             self._open -= 1
-            self._record(name, start)
+            self._record(name, start, at)
 
-    def _record(self, name: str, start, level: int | None = None) -> None:
+    def _record(self, name: str, start, at: int) -> None:
+        """Record the phase begun at ``start``, listed at ``at`` (where the rows stood
+        when it began): before its own stages, which end first."""
         end = _now()
-        times = PhaseTimes(name, end[0] - start[0], end[1] - start[1], end[2] - start[2],
-                           self._open if level is None else level)
-        # A phase is listed before its stages, which end first.
-        at = len(self.rows)
-        while at and self.rows[at - 1].level > times.level:
-            at -= 1
-        self.rows.insert(at, times)
+        self.rows.insert(at, PhaseTimes(name, end[0] - start[0], end[1] - start[1],
+                                        end[2] - start[2], self._open))
 
     def progress(self, inner=None):
         """A progress factory (``progress(description, total)``) that times each phase
@@ -104,6 +101,7 @@ class Profile:
         class Bar:
             def __init__(self, description: str, total: int):
                 self.description, self.start = description, _now()
+                self.at = len(profile.rows)
                 self.bar = inner(description, total) if inner else None
                 profile._open += 1
 
@@ -115,7 +113,7 @@ class Profile:
                 if self.bar is not None:
                     self.bar.close()
                 profile._open -= 1
-                profile._record(self.description, self.start)
+                profile._record(self.description, self.start, self.at)
 
         return Bar
 
