@@ -191,3 +191,49 @@ def test_a_long_bound_is_shown_by_its_first_40_characters():
     with pytest.raises(CertificateError) as caught:
         checker._bound(text, "b")
     assert str(caught.value).endswith(f"got {'1' * 39 + 'x'!r}")
+
+
+# --- the domain of the manifest ----------------------------------------------------------------
+
+KINDS = ('input.domain: expected {"kind": "nonneg"} or {"kind": "box", "lower", '
+         '"upper"}')
+
+
+@pytest.mark.parametrize("value, message", [
+    ({"kind": "all"}, KINDS), ("nonneg", KINDS), ({"lower": "0"}, KINDS), (None, KINDS),
+    ({"kind": "nonneg", "lower": "0"}, "input.domain: unexpected 'lower'"),
+    ({"kind": "box", "lower": "0"}, "input.domain: missing 'upper'"),
+    ({"kind": "box", "lower": "0", "upper": "1", "x": 1}, "input.domain: unexpected 'x'"),
+    ({"kind": "box", "lower": "a", "upper": "1"},
+     "input.domain.lower: expected a rational \"p\" or \"p/q\", got 'a'"),
+    ({"kind": "box", "lower": "0", "upper": "1/0"},
+     "input.domain.upper: expected a rational \"p\" or \"p/q\", got '1/0'"),
+    ({"kind": "box", "lower": "1", "upper": "2/2"},
+     "input.domain: the box needs lower < upper, got 1 and 1"),
+    ({"kind": "box", "lower": "1/2", "upper": "-3"},
+     "input.domain: the box needs lower < upper, got 1/2 and -3"),
+])
+def test_each_bad_domain_is_named(value, message):
+    with pytest.raises(CertificateError) as caught:
+        checker._domain(value)
+    assert str(caught.value) == message
+
+
+def test_good_domains():
+    assert checker._domain({"kind": "nonneg"}) == ("nonneg",)
+    assert checker._domain({"kind": "box", "lower": "-1/3", "upper": "-1/4"}) == (
+        "box", Fraction(-1, 3), Fraction(-1, 4))
+
+
+def test_no_weight_and_a_largest_value_of_zero_is_not_a_no_tie_proof(tmp_path):
+    # 0 <= x <= 1, scores x - 1 and 0: they tie at x = 1, on the boundary. Forged: no
+    # weight and T = 1, T (l_0 - l_1) = x - 1, whose largest value on the box is
+    # 1 + (-1) = 0 (G = 1, sigma = -1: h = 1 and h + sigma = 0), not negative
+    path = archive(tmp_path / "c.zip", Z=[[1], [0]], bias=[-1, 0], domain="box:0,1",
+                   argmax=[(1, [0, 1])], hull=[(0, [1], [1], 1)],
+                   non_ties=[((0, 1), [], [], 1, 1)])
+    status, message = verdicts(path)
+    assert status == "INVALID" and message == (
+        "no-tie certificate[0] of 0 and 1: sum m_k (l_i - l_k) + T (l_i - l_j) is not <= 0 "
+        "on the domain: every weight is 0 and its largest value on the domain is 0, not "
+        "negative"), message
