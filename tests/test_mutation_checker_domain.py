@@ -237,3 +237,55 @@ def test_no_weight_and_a_largest_value_of_zero_is_not_a_no_tie_proof(tmp_path):
         "no-tie certificate[0] of 0 and 1: sum m_k (l_i - l_k) + T (l_i - l_j) is not <= 0 "
         "on the domain: every weight is 0 and its largest value on the domain is 0, not "
         "negative"), message
+
+
+# --- witnesses in the domain -------------------------------------------------------------------
+
+def nonneg_head(tmp_path, name, argmax0=(1, 0, 1), tie=(1, 1, 1)):
+    """x >= 0, scores x_0 and x_1: label 0 wins at (1, 0), on the boundary, label 1 at
+    (0, 1), and they tie at (1, 1); points are (h x, h)."""
+    return archive(tmp_path / name, Z=[[1, 0], [0, 1]], domain="nonneg",
+                   argmax=[(0, list(argmax0)), (1, [0, 1, 1])], ties=[((0, 1), list(tie))])
+
+
+def test_witnesses_on_the_boundary_of_x_nonneg(tmp_path):
+    status, line = verdicts(nonneg_head(tmp_path, "c.zip"))
+    assert status == "OK" and "on the domain x >= 0:" in line, line
+    assert verdicts(nonneg_head(tmp_path, "d.zip", (0, 0, 1)))[0] == "INVALID"  # a tie
+
+
+@pytest.mark.parametrize("argmax0, tie, message", [
+    ((1, -1, 1), (1, 1, 1), "argmax witness of label 0: the input is outside the domain "
+                            "x >= 0 in coordinate 1"),
+    ((1, 0, 1), (-1, -1, 1), "tie witness of labels 0 and 1: the input is outside the "
+                             "domain x >= 0 in coordinate 0"),
+])
+def test_witnesses_outside_x_nonneg_are_named(tmp_path, argmax0, tie, message):
+    assert verdicts(nonneg_head(tmp_path, "c.zip", argmax0, tie)) == ("INVALID", message)
+
+
+def box_head(tmp_path, name, points=((3, 2), (-1, 2)), tie=(1, 2)):
+    """-1/2 <= x <= 3/2, scores x, 1 - x and 0 (as in the summary test): label 0 wins at
+    x = 3/2, label 1 at x = -1/2, both on the boundary, written (h x, h) with h = 2."""
+    return archive(tmp_path / name, Z=[[1], [-1], [0]], bias=[0, 1, 0],
+                   domain="box:-1/2,3/2",
+                   argmax=[(0, list(points[0])), (1, list(points[1]))],
+                   hull=[(2, [0, 1], [1, 1], 2)], ties=[((0, 1), list(tie))],
+                   non_ties=[((0, 2), [1], [1], 1, -2), ((1, 2), [0], [1], 1, -2)])
+
+
+def test_witnesses_on_the_boundary_of_a_box(tmp_path):
+    assert verdicts(box_head(tmp_path, "c.zip"))[0] == "OK"
+    assert verdicts(box_head(tmp_path, "d.zip", ((6, 4), (-3, 6)), (3, 6)))[0] == "OK"
+
+
+@pytest.mark.parametrize("points, tie, message", [
+    (((4, 2), (-1, 2)), (1, 2), "argmax witness of label 0: the input is outside the "
+                                "domain -1/2 <= x_j <= 3/2 in coordinate 0"),
+    (((3, 2), (-2, 2)), (1, 2), "argmax witness of label 1: the input is outside the "
+                                "domain -1/2 <= x_j <= 3/2 in coordinate 0"),
+    (((3, 2), (-1, 2)), (1, 2), None),
+])
+def test_witnesses_outside_a_box_are_named(tmp_path, points, tie, message):
+    status, text = verdicts(box_head(tmp_path, "c.zip", points, tie))
+    assert (status, text if message else None) == ("INVALID" if message else "OK", message)
