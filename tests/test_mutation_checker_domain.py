@@ -85,7 +85,7 @@ def verdicts(path):
 
 # --- floor rows: simplices whose support holds (z_k, beta_k - M) ---------------------------
 
-def floor_head(tmp_path, M, shift=0, name="floor.zip"):
+def floor_head(tmp_path, M, shift=0, name="floor.zip", support=(0, 1, 3)):
     """d = 1: scores -x, x and -1 (each plus ``shift``). Label 2 never wins; its lifted
     row (0, -1) is strictly inside the simplex of (-1, 0), (1, 0) and the floor row of
     label 0, (-1, -M), with weights (1/2 - 1/M, 1/2, 1/M): for M = 3 the first is 1/6,
@@ -93,7 +93,7 @@ def floor_head(tmp_path, M, shift=0, name="floor.zip"):
     s = shift
     return archive(tmp_path / name, Z=[[-1], [1], [0]], bias=[s, s, s - 1], drop=M,
                    argmax=[(0, [-1, 1]), (1, [1, 1])], ties=[((0, 1), [0, 1])],
-                   simplices=[(2, [0, 1, 3])], simplex_pairs=[(0, 2), (1, 2)])
+                   simplices=[(2, list(support))], simplex_pairs=[(0, 2), (1, 2)])
 
 
 def test_a_floor_row_of_label_0_is_the_floor_row(tmp_path):
@@ -101,6 +101,13 @@ def test_a_floor_row_of_label_0_is_the_floor_row(tmp_path):
     # (which would repeat row 0), and only floor rows are lowered by M
     status, line = verdicts(floor_head(tmp_path, 3))
     assert status == "OK" and "1 simplices" in line and "with a bias" in line, line
+
+
+def test_the_least_drop_is_1(tmp_path):
+    # (0, -1) is inside the simplex of (-1, 0), (1, 0) and the floor row of label 2 itself,
+    # (0, -1 - M), for every M >= 1: weights ((1 - t) / 2, (1 - t) / 2, t), t = 1 / (1 + M)
+    status, line = verdicts(floor_head(tmp_path, 1, support=(0, 1, 5)))
+    assert status == "OK" and "1 simplices" in line, line
 
 
 def test_a_drop_too_small_leaves_the_label_outside(tmp_path):
