@@ -296,3 +296,21 @@ def test_witnesses_on_the_boundary_of_a_box(tmp_path):
 def test_witnesses_outside_a_box_are_named(tmp_path, points, tie, message):
     status, text = verdicts(box_head(tmp_path, "c.zip", points, tie))
     assert (status, text if message else None) == ("INVALID" if message else "OK", message)
+
+
+def test_every_witness_is_in_the_domain_past_the_first_blocks(tmp_path):
+    # x >= 0, z_k = (k, -k^2): label k wins at x = (2k, 1) by (k' - k)^2. 2,100 witnesses
+    # (blocks of 1,024 points); the last one moved to x = (2 * 2099, -1), where label
+    # 2099 still wins, but outside the domain
+    n = 2100
+    Z = [[k, -k * k] for k in range(n)]
+    points = [[2 * k, 1, 1] for k in range(n)]
+    good = archive(tmp_path / "good.zip", Z=Z, domain="nonneg",
+                   argmax=list(enumerate(points)))
+    assert checker.check_file(good, backend="numpy").startswith("analyze, 2100 labels")
+    points[-1] = [2 * (n - 1), -1, 1]
+    bad = archive(tmp_path / "bad.zip", Z=Z, domain="nonneg", argmax=list(enumerate(points)))
+    with pytest.raises(CertificateError) as caught:
+        checker.check_file(bad, backend="numpy")
+    assert str(caught.value) == ("argmax witness of label 2099: the input is outside the "
+                                 "domain x >= 0 in coordinate 1")
