@@ -64,8 +64,10 @@ def archive(path, *, Z, bias=None, drop=None, domain=None, argmax=(), hull=(),
     decided = len(ties) + len(non_ties) + len(simplex_pairs)
     facts = {"n": n, "d": d, "scale": Fraction(1), "bias": bias is not None, "drop": drop,
              "domain": None if domain is None else parse_domain(domain),
-             "assertion": {"argmaxable": len(argmax), "unargmaxable": len(hull) + len(simplices),
-                           "tie_pairs": len(ties), "non_tie_pairs": len(non_ties) + len(simplex_pairs),
+             "assertion": {"argmaxable": len(argmax),
+                           "unargmaxable": len(hull) + len(simplices),
+                           "tie_pairs": len(ties),
+                           "non_tie_pairs": len(non_ties) + len(simplex_pairs),
                            "complete": decided == n * (n - 1) // 2}}
     write_archive(path, arrays, facts, SOURCE)
     return path
