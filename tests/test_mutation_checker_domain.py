@@ -316,3 +316,14 @@ def test_every_witness_is_in_the_domain_past_the_first_blocks(tmp_path):
         checker.check_file(bad, backend="numpy")
     assert str(caught.value) == ("argmax witness of label 2099: the input is outside the "
                                  "domain x >= 0 in coordinate 1")
+
+
+def test_every_convex_weight_is_checked_on_the_domain(tmp_path):
+    # x >= 0, scores x, 0 and x - 1: label 1 is below label 0 (l_1 - l_0 = -x), label 2
+    # is not below label 1 (l_2 - l_1 = x - 1): the second certificate is forged
+    path = archive(tmp_path / "c.zip", Z=[[1], [0], [1]], bias=[0, 0, -1], domain="nonneg",
+                   argmax=[(0, [1, 1])], hull=[(1, [0], [1], 1), (2, [1], [1], 1)])
+    status, message = verdicts(path)
+    assert status == "INVALID" and message == (
+        "convex weights[1] of label 2: D l_2 - sum m_k l_k is not <= 0 on the domain: its "
+        "linear part is positive in coordinate 0, unbounded on x >= 0"), message
