@@ -20,7 +20,7 @@ SOURCE = {"name": "hand-made", "sha256": None, "tensor": None}
 
 
 def archive(path, *, Z, bias=None, drop=None, domain=None, argmax=(), hull=(),
-            ties=(), non_ties=(), simplices=(), simplex_pairs=()):
+            ties=(), non_ties=(), simplices=(), simplex_pairs=(), labels_matrix=False):
     """An archive of the given evidence: ``argmax`` is ``[(label, point)]``, ``hull``
     ``[(label, support, weights, D)]``, ``ties`` ``[(pair, point)]``, ``non_ties``
     ``[(pair, support, weights, D, T)]``, ``simplices`` ``[(label, support)]``; the
@@ -58,7 +58,7 @@ def archive(path, *, Z, bias=None, drop=None, domain=None, argmax=(), hull=(),
         "non_tie_denominators": [c[3] for c in non_ties],
         "non_tie_t": [c[4] for c in non_ties]})
     if simplices:
-        arrays["simplex_labels"] = [i for i, _ in simplices]
+        arrays["simplex_labels"] = [[i] if labels_matrix else i for i, _ in simplices]
         arrays["simplex_support"] = [list(s) for _, s in simplices]
         arrays["non_tie_simplex_pairs"] = pairs(simplex_pairs)
     decided = len(ties) + len(non_ties) + len(simplex_pairs)
@@ -327,3 +327,11 @@ def test_every_convex_weight_is_checked_on_the_domain(tmp_path):
     assert status == "INVALID" and message == (
         "convex weights[1] of label 2: D l_2 - sum m_k l_k is not <= 0 on the domain: its "
         "linear part is positive in coordinate 0, unbounded on x >= 0"), message
+
+
+def test_simplex_labels_are_a_column(tmp_path):
+    path = archive(tmp_path / "c.zip", Z=[[-1], [1], [0]], bias=[0, 0, -1], drop=3,
+                   argmax=[(0, [-1, 1]), (1, [1, 1])], ties=[((0, 1), [0, 1])],
+                   simplices=[(2, [0, 1, 3])], simplex_pairs=[(0, 2), (1, 2)],
+                   labels_matrix=True)
+    assert verdicts(path) == ("INVALID", "simplex_labels: shape (1, 1), expected (1,)")
