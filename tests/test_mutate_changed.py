@@ -236,3 +236,31 @@ def test_module_paths_are_taken_relative_to_the_repository(monkeypatch, tmp_path
     assert mc.repository_path("api.py") == "verify/api.py"
     monkeypatch.chdir(tmp_path)  # not a file here: relative to the root
     assert mc.repository_path("verify/lp/feasibility.py") == "verify/lp/feasibility.py"
+
+
+def test_only_and_function_narrow_the_changed_functions():
+    found = mc.functions(SOURCE)
+    chosen = {"verify/a.py": found, "verify/b.py": found[:2]}
+    names = lambda kept: {p: [f.name for f in fs] for p, fs in kept.items()}  # noqa: E731
+    assert mc.narrow(chosen, [], []) == chosen
+    assert names(mc.narrow(chosen, ["verify/b.py"], [])) == {"verify/b.py": ["first", "second"]}
+    assert names(mc.narrow(chosen, [], ["Table.*"])) == {
+        "verify/a.py": ["Table.__init__", "Table.empty", "Table.Cell.value"]}
+    assert names(mc.narrow(chosen, ["verify/a.py"], ["third", "s*"])) == {
+        "verify/a.py": ["second", "third"]}
+    assert names(mc.narrow(chosen, [], ["Third"])) == {}  # case counts
+    assert mc.narrow(chosen, ["verify/c.py"], []) == {}
+
+
+def test_only_and_function_on_the_command_line(capsys):
+    assert mc.main(["--module", "verify/arrangement/zaslavsky.py", "--module",
+                    "verify/arrangement/whitney.py", "--only",
+                    "verify/arrangement/zaslavsky.py", "--function", "cell_*",
+                    "--tests", "tests/test_whitney_count.py", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "verify/arrangement/zaslavsky.py: cell_count\n" in out
+    assert "whitney.py" not in out
+    assert "patterns:\n  verify.arrangement.zaslavsky.x_cell_count__mutmut_*\n" in out
+    assert mc.main(["--module", "verify/arrangement/zaslavsky.py", "--function", "nothing",
+                    "--dry-run"]) == 0
+    assert "no changed function to mutate" in capsys.readouterr().out

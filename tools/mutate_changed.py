@@ -4,13 +4,16 @@
     python -m tools.mutate_changed --base main      # everything since the branch left main
     python -m tools.mutate_changed --module verify/arrangement/whitney.py   # a whole module
     python -m tools.mutate_changed --base main --dry-run   # what would run, without running
+    python -m tools.mutate_changed --base main --only verify/checker/analyze.py \
+        --function '_domain*' --function 'Evidence.*'   # part of a diff
 
 The functions are found by the changed lines of ``git diff -U0`` (and every function of
 a new, untracked module), mapped onto the top-level functions and the methods of classes
 of the new code, which is what mutmut 3 mutates one at a time: the mutants of function
 ``f`` of ``verify/a/b.py`` are ``verify.a.b.x_f__mutmut_N``, those of method ``C.m``
 ``verify.a.b.xǁCǁm__mutmut_N``. Only modules of ``only_mutate`` in ``[tool.mutmut]`` are
-taken (``--any-module`` lifts that).
+taken (``--any-module`` lifts that). ``--only PATH`` keeps the changed functions of the
+modules named, ``--function GLOB`` those whose name (``f``, ``C.m``) matches.
 
 The tests are the test files that import a changed module, directly, through a helper
 module of ``tests/`` or through a package that re-exports it (``--tests`` names them
@@ -137,6 +140,22 @@ def touched(source: str, hunks: list[Hunk]) -> list[Function]:
             hit.update(f for f in found
                        if f.first <= hunk.start + hunk.count - 1 and hunk.start <= f.last)
     return [f for f in found if f in hit]
+
+
+def narrow(chosen: dict[str, list[Function]], only: list[str],
+           globs: list[str]) -> dict[str, list[Function]]:
+    """``chosen`` (functions by module path) restricted to the paths ``only`` (all when
+    empty) and to the functions whose name (``f``, ``C.m``) matches one of ``globs``
+    (all when empty); a module left with no function is dropped."""
+    kept = {}
+    for path, found in chosen.items():
+        if only and path not in only:
+            continue
+        found = [f for f in found
+                 if not globs or any(fnmatch.fnmatchcase(f.name, g) for g in globs)]
+        if found:
+            kept[path] = found
+    return kept
 
 
 def module_name(path: str) -> str:
@@ -332,6 +351,11 @@ def main(argv=None) -> int:
                              "HEAD (default HEAD: the uncommitted changes)")
     parser.add_argument("--module", action="append", default=[],
                         help="mutate every function of this module instead (repeatable)")
+    parser.add_argument("--only", action="append", default=[], metavar="PATH",
+                        help="keep only the functions of this module (repeatable)")
+    parser.add_argument("--function", action="append", default=[], metavar="GLOB",
+                        help="keep only the functions whose name (f, C.m) matches this "
+                             "pattern (repeatable)")
     parser.add_argument("--tests", nargs="+", help="these test files instead")
     parser.add_argument("-k", dest="keyword", help="a pytest -k expression added to the "
                         "deselection of [tool.mutmut]")
@@ -350,8 +374,11 @@ def main(argv=None) -> int:
         files = {repository_path(path): None for path in options.module}
     else:
         files = changed(options.base, sources)
+    only = [repository_path(path) for path in options.only]
     chosen: dict[str, list[Function]] = {}
     for path, hunks in sorted(files.items()):
+        if only and path not in only:
+            continue
         if not options.any_module and not any(
                 fnmatch.fnmatch(path, glob) for glob in config.get("only_mutate", ["*"])):
             print(f"skipped (not in only_mutate; --any-module takes it): {path}")
@@ -360,6 +387,7 @@ def main(argv=None) -> int:
         found = functions(source) if hunks is None else touched(source, hunks)
         if found:
             chosen[path] = found
+    chosen = narrow(chosen, only, options.function)
     if not chosen:
         print("no changed function to mutate")
         return 0
