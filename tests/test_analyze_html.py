@@ -169,12 +169,14 @@ def test_domain_hook():
     shown = domain_section({"code": {"labels": 3, "unargmaxable": 1}, "<i>prose</i>": 7})
     assert "Per-domain counts" in shown and "&lt;i&gt;prose&lt;/i&gt;" in shown
     assert 'data-domain-count="code/unargmaxable">1<' in shown
-    result = analyze([[1, 0], [0, 1], [-1, -1]])
-    result.domain = {"web": 2, "books": 1}
+    # An analysis with --domain carries it (the JSON key "domain"): the page says which.
+    result = analyze([[1, 0], [0, 1], [-1, -1]], domain="nonneg")
     text = html_report(result, source="W")
     assert text.index("id=\"summary\"") < text.index("id=\"domain\"") < \
         text.index("id=\"unargmaxable\"")
-    assert 'data-domain-count="web">2<' in text
+    assert "<p>nonneg</p>" in text
+    assert "id=\"domain\"" not in html_report(analyze([[1, 0], [0, 1], [-1, -1]]),
+                                               source="W")
 
 
 def test_written_atomically(tmp_path, run_cli, monkeypatch):

@@ -391,7 +391,7 @@ def test_sharded_checkpoint_directory_with_and_without_bias(run_cli, tmp_path):
     assert "lm_head.weight" in err
     rows = W.astype(np.float64).tolist()
     assert doc == {**to_json(analyze([[Fraction(v) for v in r] for r in rows])),
-                   "source": doc["source"]}
+                   "source": doc["source"], "labels_file": None}
     # With the bias: the exact bias engine, checked against its own certificates.
     code, out, err = run_cli(["analyze", "--matrix", str(folder), "--bias", "auto",
                                "--json"])
