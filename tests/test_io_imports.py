@@ -21,7 +21,7 @@ MODULES = sorted(p.stem for p in IO.glob("*.py") if p.stem != "__init__")
 
 #: Bottom to top: a module imports only modules of ``verify.io`` on lower ranks.
 ORDER = [
-    ("errors", "files", "options", "atomic"),
+    ("errors", "files", "options", "atomic", "display"),
     ("matrix_file", "safetensors_file", "distributed", "pattern_output", "vocabulary"),
     ("checkpoint",),
     ("matrix",),
