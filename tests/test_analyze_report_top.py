@@ -98,3 +98,27 @@ def test_exact_keys_by_limbs_equal_the_python_keys():
             assert nb._exact_keys(head, i, cand) == [nb._exact_key(head, i, k)
                                                     for k in cand]
     assert {1, 2, 3} <= seen_limbs
+
+
+def test_json_numbers_are_the_exact_rationals_in_lowest_terms():
+    """``_text`` (the numbers of the JSON output) writes FLINT's ``p/q`` directly: the
+    same text as :func:`format_rational`, read back exactly, for small, negative,
+    integral and 10,000-digit values."""
+    from fractions import Fraction
+
+    from flint import fmpq, fmpz
+
+    from verify.analyze.report import _text
+    from verify.numbers.rational import format_rational, parse_rational
+
+    rng = np.random.default_rng(2)
+    values = [fmpq(int(p), int(q)) for p, q in zip(rng.integers(-10**9, 10**9, 300),
+                                                     rng.integers(1, 10**6, 300))]
+    values += [fmpq(6, 3), fmpq(-7, 14), fmpz(-5), fmpq(10**10000 + 1, 3), 0, -12,
+               Fraction(-3, 9)]
+    for v in values:
+        text = _text(v)
+        assert text == format_rational(v)
+        exact = (Fraction(int(v.p), int(v.q)) if isinstance(v, fmpq)
+                 else Fraction(int(v)) if isinstance(v, fmpz) else Fraction(v))
+        assert parse_rational(text) == fmpq(exact.numerator, exact.denominator)

@@ -364,11 +364,15 @@ def analyze_in_domain(W, bias, domain, *, neighbours: int = DEFAULT_NEIGHBOURS, 
 # --- output ---------------------------------------------------------------------------------
 
 def _text(x) -> str:
-    from verify.numbers.rational import format_rational
-
+    if type(x) is fmpq or type(x) is fmpz:
+        # FLINT's own "p/q" in lowest terms (no digit limit): format_rational's text,
+        # without its conversions (a witness of a wide head has thousands of entries).
+        return str(x)
     if type(x) is int and x.bit_length() < 4000:
         return str(x)  # the common case, fast (str has a digit limit for longer ints)
     if isinstance(x, (int, fmpq, fmpz)):
+        from verify.numbers.rational import format_rational
+
         return format_rational(x)
     return str(x)
 
