@@ -500,3 +500,20 @@ def test_wrong_weights_for_equal_rows_are_rejected(monkeypatch):
         monkeypatch.setattr(interior_module, "certify_cluster",
                             lambda head, task, exact=False, bad=bad: {1: bad})
         assert ties_module._equal_rows_inside(head, 1, 9) is None, bad
+
+
+def test_the_probe_decides_whether_the_rest_is_tried(monkeypatch):
+    """``interior_certificates`` tries the clusters after the first ``INTERIOR_PROBE``
+    only if the probe certified at least ``INTERIOR_MIN_SHARE`` of its labels: with a
+    probe of one cluster, planted interior labels first, the rest is certified as
+    without a probe; with an unreachable share, only the probe's labels are."""
+    W, planted = _planted_head(11, 160, 5)
+    head = make_head(W)
+    tasks = [(i, None, ()) for i in planted]
+    full = interior_certificates(head, tasks)
+    assert len(full) > 1
+    monkeypatch.setattr(interior_module, "INTERIOR_PROBE", 1)
+    assert interior_certificates(head, tasks).keys() == full.keys()
+    monkeypatch.setattr(interior_module, "INTERIOR_MIN_SHARE", 2)
+    probed = interior_certificates(head, tasks)
+    assert 0 < len(probed) < len(full) and probed.keys() <= full.keys()
