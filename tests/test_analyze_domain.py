@@ -245,10 +245,28 @@ def test_parse_domain():
             parse_domain(bad)
 
 
-def test_large_heads_are_refused():
-    W = [[1, 0]] * 201
-    with pytest.raises(ValueError, match="at most 200 labels"):
-        analyze_in_domain(W, None, "nonneg")
+def test_heads_above_200_labels_are_decided_with_neighbour_pairs():
+    rng = np.random.default_rng(5)
+    W = rng.integers(-4, 5, size=(230, 3))
+    b = rng.integers(-3, 4, size=230)
+    W[7], b[7] = W[3], b[3] + 1  # a row equal up to the bias
+    a = analyze_in_domain(W, b, "nonneg", neighbours=2)
+    assert not a.ties.complete and len(a.ties.evidence) >= 230
+    for i in range(230):
+        lp = linprog(np.r_[np.zeros(3), -1.0],
+                     A_ub=np.c_[-(W[i] - np.delete(W, i, 0)), np.ones(229)],
+                     b_ub=b[i] - np.delete(b, i), bounds=[(0, None)] * 3 + [(None, 1)],
+                     method="highs")
+        assert (lp.x[-1] > 1e-9) == (i in a.argmax.argmaxable), i
+    Wl, bl = W.tolist(), b.tolist()
+    for i, e in enumerate(a.argmax.evidence):
+        assert (is_domain_argmax_witness(Wl, bl, i, e.point, "nonneg") if isinstance(e, Witness)
+                else is_domain_argmax_certificate(Wl, bl, i, e.multipliers, "nonneg"))
+    for (i, j), e in a.ties.evidence.items():
+        assert (is_domain_tie_witness(Wl, bl, i, j, e.point, "nonneg")
+                if isinstance(e, TieWitness)
+                else is_domain_no_tie_certificate(Wl, bl, i, j, e, "nonneg"))
+    assert to_json(analyze_in_domain(W, b, "nonneg", neighbours=2, jobs=2)) == to_json(a)
 
 
 # --- the command line ---------------------------------------------------------------------
@@ -285,12 +303,18 @@ def test_bad_domains_are_one_line_with_exit_code_2(value):
     assert len(p.stderr.strip().splitlines()) == 1 and "--domain" in p.stderr
 
 
-def test_too_large_heads_are_refused_in_one_line(tmp_path):
+def test_a_head_above_200_labels_on_the_command_line(tmp_path):
+    rng = random.Random(3)
     path = tmp_path / "big.json"
-    path.write_text(json.dumps([[k, 1] for k in range(201)]))
-    p = run("analyze", "--matrix", str(path), "--domain", "nonneg")
-    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1
-    assert "at most 200 labels" in p.stderr
+    path.write_text(json.dumps([[rng.randint(-5, 5), rng.randint(-5, 5)] for _ in range(201)]))
+    cert = tmp_path / "c.zip"
+    p = run("analyze", "--matrix", str(path), "--domain", "box:0,1", "--json",
+            "--certificate", str(cert))
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["domain"] == "box:0,1" and doc["n"] == 201 and not doc["tie_pairs_complete"]
+    c = run("check", str(cert))
+    assert c.returncode == 0, c.stdout + c.stderr
 
 
 def test_the_command_line_with_a_domain_and_its_certificate(tmp_path):

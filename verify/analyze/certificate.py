@@ -199,10 +199,11 @@ def analyze_certificate_arrays(result, W, bias=None) -> tuple[dict, dict]:
     domain = getattr(result, "domain", None)
     domain = None if domain is None or domain.is_all else domain
     if domain is not None:
-        # Points (h x, h) as with a bias; beta = 0 (and no bias array) without one.
-        rows, b = result.exact
-        Z, beta, scale = _lifted_integers(rows, b if b is not None else [0] * n)
-        point = _homogeneous
+        # The lifted rows c [W | b] (b = 0, and no bias array, without a bias); the
+        # witnesses are homogeneous integer points (y, s), s > 0.
+        lifted = result.domain_head.lifted
+        Z, beta, scale = _split_lifted(lifted, W, bias)
+        point = None
     elif bias is None:
         head = result.head
         if not isinstance(head, ExactHead):
@@ -269,7 +270,7 @@ def analyze_certificate_arrays(result, W, bias=None) -> tuple[dict, dict]:
         "non_tie_denominators": nt["denominators"],
         "non_tie_t": nt["t"],
     }
-    if beta is None or (domain is not None and result.exact[1] is None):
+    if beta is None or (domain is not None and not result.has_bias):
         del arrays["bias"]
     if simplex_labels or simplex_pairs:  # absent otherwise: older files stay the same
         arrays["simplex_labels"] = np.array(simplex_labels, dtype=np.int64)

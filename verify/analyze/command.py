@@ -364,16 +364,14 @@ def _run_analyze(args, profile) -> int:
         print(f"verify: note: {description}", file=sys.stderr)
     domain = getattr(args, "domain", None)
     if domain is not None:
-        from verify.analyze.domain import domain_size_error
         from verify.analyze.report import analyze_in_domain
 
-        if domain_size_error(n, d):
-            raise InputError(f"{args.matrix}: {domain_size_error(n, d)}")
         if args.plot is not None:
             raise InputError("--plot draws heads over all inputs; drop --domain or --plot")
         try:
             result = analyze_in_domain(rows, bias, domain, neighbours=args.neighbours,
-                                       names=names, progress=progress, budget=budget)
+                                       names=names, progress=progress, budget=budget,
+                                       jobs=args.jobs, scheduler=args.scheduler)
         except ValueError as exc:
             raise InputError(f"{args.matrix}: {exc}") from None
     elif bias is not None:

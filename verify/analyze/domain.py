@@ -45,11 +45,14 @@ exists. For ``all`` these are the certificates of :mod:`verify.analyze.bias`.
 
 Algorithm
 ---------
-Every label by :func:`verify.lp.feasibility.strict_feasibility` on its rows; every pair
-by the exact simplex method of :func:`mixed_feasibility` (phase 1 over ``Q``, Bland's
-rule), after a no-tie certificate read off a label's convex weights where there is one.
-All evidence is checked exactly by the ``is_domain_*`` functions before it is returned.
-Heads of at most :data:`DOMAIN_MAX_LABELS` labels and :data:`DOMAIN_MAX_ENTRIES` entries.
+Here, the reference method: every label by
+:func:`verify.lp.feasibility.strict_feasibility` on all its rows; every pair by the
+exact simplex method of :func:`mixed_feasibility` (phase 1 over ``Q``, Bland's rule),
+after a no-tie certificate read off a label's convex weights where there is one. All
+evidence is checked exactly by the ``is_domain_*`` functions before it is returned.
+``analyze --domain`` decides heads of any size by exact cutting planes over the rivals
+a float LP proposes (:mod:`verify.analyze.cutting_planes`), with the same checks and
+the same evidence; the tests hold the two against each other.
 
 Example
 -------
@@ -65,7 +68,6 @@ Example
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass
 from fractions import Fraction
 from math import gcd, lcm
@@ -78,12 +80,8 @@ from verify.analyze.ties import NoTieCertificate, TieAnalysis, TieWitness
 from verify.lp.feasibility import GordanCertificate, Witness, strict_feasibility
 
 __all__ = [
-    "DOMAIN_MAX_ENTRIES",
-    "DOMAIN_MAX_LABELS",
     "Domain",
     "argmaxable_in_domain",
-    "decide_in_domain",
-    "domain_size_error",
     "is_domain_argmax_certificate",
     "is_domain_argmax_witness",
     "is_domain_no_tie_certificate",
@@ -92,11 +90,6 @@ __all__ = [
     "parse_domain",
     "tie_pairs_in_domain",
 ]
-
-#: The largest head ``--domain`` analyses: every pair is decided, each by an exact
-#: simplex method over Q (docs/analyze.md, "Domains of inputs").
-DOMAIN_MAX_LABELS = 200
-DOMAIN_MAX_ENTRIES = 20_000
 
 _NUMBER = re.compile(r"[+-]?(\d+/\d+|\d+(\.\d*)?|\.\d+)")
 
@@ -400,15 +393,6 @@ def _exact_bias(b, n: int) -> list[fmpq]:
     return [exact_from_float(v) if isinstance(v, float) else to_fmpq(v) for v in values]
 
 
-def domain_size_error(n: int, d: int) -> str | None:
-    """Why a head of ``n`` labels in dimension ``d`` is too large for a domain, or None."""
-    if n > DOMAIN_MAX_LABELS or n * d > DOMAIN_MAX_ENTRIES:
-        return (f"--domain analyses heads of at most {DOMAIN_MAX_LABELS} labels and "
-                f"{DOMAIN_MAX_ENTRIES} entries (n d); this one has {n} labels in "
-                f"dimension {d}")
-    return None
-
-
 class _Lifted:
     """The exact head ``(W, b)`` and its primitive integer lifted rows ``c (w_k, b_k)``."""
 
@@ -533,37 +517,3 @@ def tie_pairs_in_domain(W, domain, bias=None, argmax: ArgmaxAnalysis | None = No
         if progress is not None:
             progress.update(1)
     return TieAnalysis(n=n, evidence=evidence, complete=len(evidence) == n * (n - 1) // 2)
-
-
-def decide_in_domain(W, bias, domain, *, progress=None, budget=None):
-    """Every label and every pair of ``W x + b`` over ``domain``: ``(rows, argmax, ties,
-    seconds, exact)``, ``rows`` the :class:`~verify.analyze.head.ExactHead` of the rows
-    ``w_k`` (for cosines), ``exact`` the exact ``(W, b)`` (``b`` None without a bias).
-    :func:`verify.analyze.report.analyze_in_domain` makes the whole analysis of it.
-
-    Raises :class:`ValueError` for heads above :data:`DOMAIN_MAX_LABELS` labels or
-    :data:`DOMAIN_MAX_ENTRIES` entries, and for heads with square roots.
-    """
-    from verify.analyze.head import ExactHead
-
-    domain = parse_domain(domain)
-    n, d = (W.shape if hasattr(W, "shape") else (len(W), len(W[0]) if len(W) else 0))
-    problem = domain_size_error(n, d)
-    if problem is not None:
-        raise ValueError(problem)
-    seconds = {}
-    t0 = time.perf_counter()
-    head = _Lifted(W, bias, domain)
-    bar = progress("labels", head.n) if progress else None
-    argmax = argmaxable_in_domain(head, domain, progress=bar)
-    if bar is not None:
-        bar.close()
-    seconds["argmax"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    bar = progress("pairs", n * (n - 1) // 2) if progress else None
-    ties = tie_pairs_in_domain(head, domain, argmax=argmax, progress=bar)
-    if bar is not None:
-        bar.close()
-    seconds["ties"] = time.perf_counter() - t0
-    rows = ExactHead(head.W, budget=budget)
-    return rows, argmax, ties, seconds, (head.W, head.b if bias is not None else None)

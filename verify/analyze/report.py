@@ -202,7 +202,7 @@ def analyze(W: HeadInput, *, neighbours: int = DEFAULT_NEIGHBOURS,
 
     ``domain``: ``"all"`` (the default), ``"nonneg"`` or ``"box:L,U"`` (or a
     :class:`~verify.analyze.domain.Domain`): the inputs ``x`` range over that domain
-    only (:func:`verify.analyze.domain.analyze_in_domain`; heads of at most 200 labels).
+    only (:func:`analyze_in_domain`, by exact cutting planes).
     """
     from contextlib import nullcontext
 
@@ -214,7 +214,8 @@ def analyze(W: HeadInput, *, neighbours: int = DEFAULT_NEIGHBOURS,
         domain = parse_domain(domain)
         if not domain.is_all:
             return analyze_in_domain(W, bias, domain, neighbours=neighbours, names=names,
-                                     progress=progress, budget=budget)
+                                     progress=progress, budget=budget, jobs=jobs,
+                                     scheduler=scheduler)
     if bias is not None:
         return analyze_with_bias(W, bias, neighbours=neighbours, names=names, rays=rays,
                                  progress=progress, budget=budget, jobs=jobs,
@@ -297,7 +298,8 @@ def analyze_with_bias(W, b, *, neighbours: int = 2, names=None, source: str = "t
         domain = parse_domain(domain)
         if not domain.is_all:
             return analyze_in_domain(W, b, domain, neighbours=neighbours, names=names,
-                                     progress=progress, budget=budget)
+                                     progress=progress, budget=budget, jobs=jobs,
+                                     scheduler=scheduler)
     seconds = {}
     t0 = time.perf_counter()
     head = bias_head(W, b, budget=budget, source=source)
@@ -340,24 +342,64 @@ def analyze_with_bias(W, b, *, neighbours: int = 2, names=None, source: str = "t
 
 
 def analyze_in_domain(W, bias, domain, *, neighbours: int = DEFAULT_NEIGHBOURS, names=None,
-                      progress=None, budget=None) -> HeadAnalysis:
+                      progress=None, budget=None, jobs: int = 1,
+                      scheduler: str | None = None) -> HeadAnalysis:
     """The analysis of ``analyze --domain``: ``W x + b`` (``bias`` None: ``b = 0``) with
-    the inputs in ``domain`` (:mod:`verify.analyze.domain`; every label and pair
-    decided, heads of at most 200 labels); cosines of the rows ``w_k``; no cell counts
-    (they count the regions of all of ``R^d``)."""
-    from verify.analyze.domain import decide_in_domain, parse_domain
+    the inputs in ``domain``, by exact cutting planes
+    (:mod:`verify.analyze.cutting_planes`): every label decided; every pair too for at
+    most ``ALL_PAIRS_MAX_LABELS`` labels, otherwise the pairs of each label with its
+    ``neighbours`` nearest labels by cosine (of the rows ``w_k``); no cell counts (they
+    count the regions of all of ``R^d``). Blocks of labels and pairs go to ``jobs``
+    workers (or the Dask ``scheduler``); the answers do not depend on them."""
+    from contextlib import nullcontext
+
+    from verify.analyze.bias import bias_free_head
+    from verify.analyze.cutting_planes import (
+        DomainHead,
+        argmaxable_by_cutting_planes,
+        tie_pairs_by_cutting_planes,
+    )
+    from verify.analyze.domain import parse_domain
+    from verify.analyze.parallel import Workers
 
     domain = parse_domain(domain)
-    rows, argmax, ties, seconds, exact = decide_in_domain(W, bias, domain,
-                                                          progress=progress, budget=budget)
+    seconds = {}
     t0 = time.perf_counter()
+    head = DomainHead(W, bias, domain, budget=budget)
+    n = head.n
+    parallel = jobs > 1 or bool(scheduler)
+
+    def workers():
+        return Workers(head, jobs, scheduler) if parallel else nullcontext()
+
+    with workers() as pool:
+        bar = progress("labels", n) if progress else None
+        argmax = argmaxable_by_cutting_planes(None, head=head, progress=bar, workers=pool)
+        if bar is not None:
+            bar.close()
+    seconds["argmax"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    rows = bias_free_head(head.lifted)
     near = cosine_neighbours(rows, neighbours)
     seconds["cosine"] = time.perf_counter() - t0
-    result = HeadAnalysis(n=rows.n, d=rows.d, argmax=argmax, ties=ties,
+    t0 = time.perf_counter()
+    pairs = None if n <= ALL_PAIRS_MAX_LABELS else sorted(
+        {(min(i, c), max(i, c)) for i, lst in enumerate(near) for c, _ in lst})
+    head.argmax = argmax  # before the workers fork: they derive no-tie certificates
+    with workers() as pool:
+        total = n * (n - 1) // 2 if pairs is None else len(pairs)
+        bar = progress("pairs", total) if progress else None
+        ties = tie_pairs_by_cutting_planes(None, argmax=argmax, pairs=pairs, head=head,
+                                           progress=bar, workers=pool)
+        if bar is not None:
+            bar.close()
+    seconds["ties"] = time.perf_counter() - t0
+    result = HeadAnalysis(n=n, d=head.d, argmax=argmax, ties=ties,
                           cosine=_summarise(near, ties, neighbours), cells=None,
                           names=list(names) if names is not None else None,
                           seconds=seconds, head=rows, domain=domain)
-    result.exact = exact
+    result.domain_head = head
+    result.has_bias = bias is not None
     return result
 
 
