@@ -507,3 +507,22 @@ def test_the_domain_of_the_manifest_is_parsed_strictly(dominated, tmp_path):
                                tmp_path / "bad.zip")
         status, message = verdict(out)
         assert status == "INVALID" and "input.domain" in message, message
+
+
+def test_a_checkpoint_with_its_bias_over_a_domain(tmp_path):
+    from safetensors.numpy import save_file
+
+    rng = np.random.default_rng(4)
+    W = rng.standard_normal((30, 4)).astype(np.float32)
+    b = rng.standard_normal(30).astype(np.float32)
+    save_file({"classifier.weight": W, "classifier.bias": b}, str(tmp_path / "m.safetensors"))
+    np.save(tmp_path / "W.npy", W)
+    np.save(tmp_path / "b.npy", b)
+    a = run("analyze", "--matrix", str(tmp_path / "m.safetensors"), "--bias", "auto",
+            "--domain", "nonneg", "--json")
+    c = run("analyze", "--matrix", str(tmp_path / "W.npy"), "--bias", str(tmp_path / "b.npy"),
+            "--domain", "nonneg", "--json")
+    assert a.returncode == c.returncode == 0, a.stderr + c.stderr
+    doc, ref = json.loads(a.stdout), json.loads(c.stdout)
+    assert doc["argmaxable"] == ref["argmaxable"] and doc["tie_pairs"] == ref["tie_pairs"]
+    assert doc["argmax_witnesses"] == ref["argmax_witnesses"]

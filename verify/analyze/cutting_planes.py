@@ -109,6 +109,8 @@ class DomainHead:
         from verify.analyze.head import ExactHead
 
         domain = parse_domain(domain)
+        if not isinstance(W, (np.ndarray, list, tuple)) and hasattr(W, "dtype"):
+            W = W[0: W.shape[0]]  # a checkpoint's tensor, widened exactly
         if isinstance(W, np.ndarray) and W.dtype.kind in "fiu" and (
                 b is None or (isinstance(b, np.ndarray) and b.dtype.kind in "fiu")):
             n = W.shape[0]
