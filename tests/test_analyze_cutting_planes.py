@@ -123,3 +123,80 @@ def test_a_label_that_wins_only_far_away_is_argmaxable_over_all():
     assert A.argmaxable == [0, 1, 2]
     # On [0, 6] label 0 (logit 0) only ties label 1 at x = 0.
     assert cp.argmaxable_by_cutting_planes(W, "box:0,6", b).argmaxable == [1]
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_generic_heads_never_need_the_exact_loop(domain, monkeypatch):
+    # On heads in general position the float optimum's point (rounded) or its
+    # support's exact weights decide every label; a pair reaches the exact loop only
+    # when its LP has no optimum (l_i = l_j does not meet the domain). A proposal path
+    # that silently fails is caught here, though the exact loop would still answer.
+    rng = np.random.default_rng(sum(map(ord, domain)))
+    loops = []
+    proposals = {}
+    original_propose = cp.propose
+
+    def propose(head, i, j=None):
+        proposals[(i, j)] = original_propose(head, i, j)
+        return proposals[(i, j)]
+
+    monkeypatch.setattr(cp, "propose", propose)
+    monkeypatch.setattr(cp, "strict_feasibility", lambda rows: loops.append(rows))
+    original_mixed = cp.mixed_feasibility
+
+    def mixed(strict, weak=(), equal=()):
+        loops.append(strict)
+        return original_mixed(strict, weak, equal)
+
+    for _ in range(3):
+        W, b = rng.standard_normal((40, 4)), rng.standard_normal(40)
+        loops.clear()
+        A = cp.argmaxable_by_cutting_planes(W, domain, b)
+        assert not loops and len(A.evidence) == 40
+        monkeypatch.setattr(cp, "mixed_feasibility", mixed)
+        head = cp.DomainHead(W, b, domain)
+        head.argmax = A
+        for i in range(40):
+            j = (i + 1) % 40
+            loops.clear()
+            proposals.clear()
+            cp.decide_pair(head, min(i, j), max(i, j), A)
+            assert not loops or proposals[(min(i, j), max(i, j))] is None, (i, j)
+
+
+def test_a_thin_region_needs_a_fine_grid(monkeypatch):
+    # Label 1 wins only on (1/3, 1/3 + 2^-30) in [0, 1]: the float point rounded to
+    # 2^-20 lies outside that interval, and only a checked point may be returned.
+    from fractions import Fraction
+
+    a, delta = Fraction(1, 3), Fraction(1, 2 ** 30)
+    W = [[0], [1], [2]]
+    b = [0, -a, -2 * (a + delta) + delta]
+    for domain in ("box:0,1", "nonneg", "all"):
+        A = cp.argmaxable_by_cutting_planes(W, domain, b)
+        e = A.evidence[1]
+        assert isinstance(e, Witness), domain
+        assert is_domain_argmax_witness(W, b, 1, e.point, domain)
+        x = Fraction(int(e.point[0].p), int(e.point[0].q))
+        assert a < x < a + delta
+    # The tie of labels 1 and 2 at x = 1/3 + 2^-30: found on the line, exactly.
+    T = cp.tie_pairs_by_cutting_planes(W, "box:0,1", b)
+    x = T.evidence[(1, 2)].point[0]
+    assert T.can_tie(1, 2) and Fraction(int(x.p), int(x.q)) == a + delta
+
+
+def test_a_thin_tie_segment_needs_a_fine_grid():
+    # Labels 0 and 1 tie on x_2 = 0, on top only for 1/3 < x_1 < 1/3 + 2^-30 (labels 2
+    # and 3 are steep there): the rounded point of the LP is on the line but not on top.
+    from fractions import Fraction
+
+    a, delta, K = Fraction(1, 3), Fraction(1, 2 ** 30), 2 ** 30
+    W = [[0, 1], [0, -1], [K, 0], [-K, 0]]
+    b = [0, 0, -K * (a + delta), K * a]
+    for domain in ("all", "box:-1,1"):
+        T = cp.tie_pairs_by_cutting_planes(W, domain, b)
+        e = T.evidence[(0, 1)]
+        assert isinstance(e, TieWitness), domain
+        assert is_domain_tie_witness(W, b, 0, 1, e.point, domain)
+        x = Fraction(int(e.point[0].p), int(e.point[0].q))
+        assert a < x < a + delta
