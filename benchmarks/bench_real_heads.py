@@ -8,12 +8,15 @@ the zero bias). For each head, in this process:
     jobs=N, neighbours=2)`` (argmaxable labels and tie pairs with certificates; where
     ``analyze`` has no ``bias`` keyword, :func:`verify.analyze.report.analyze_with_bias`,
     which refuses heads above ``BIAS_MAX_LABELS`` labels: reported as "refused");
+(a') the exact labels alone, the question the float LP answers: the lifted head and
+    :func:`verify.analyze.argmax.argmaxable_labels` (every label with its witness or
+    certificate, no pairs), on the same workers;
 (b) the floating-point LP of Grivas et al. (2022) for every label, by cutting planes
     (``benchmarks/float_lp.py``; its docstring states the LP, the box and the cap).
 
 The table (markdown, stdout) gives per head its size, wall clock and CPU time of each
 method (CPU time of the process plus that of the worker processes it waited for), the
-ratios exact / float, the number of argmaxable labels from each, and the agreement
+ratios exact / float (of the whole analysis, and of the labels alone: like for like), the number of argmaxable labels from each, and the agreement
 label by label: labels where a *sure* float verdict (``|t*| > tol``) contradicts the
 exact one, and labels the float method leaves unsure (``|t*| <= tol`` or a solver
 failure; with how many of them the exact analysis finds argmaxable).
@@ -109,11 +112,32 @@ def exact_analysis(W: np.ndarray, b: np.ndarray, jobs: int):
     return analyze_with_bias(rows, bias, neighbours=2), "analyze_with_bias"
 
 
+def exact_labels(W: np.ndarray, b: np.ndarray, jobs: int):
+    """The exact verdict of every label of ``W x + b`` and nothing else (no pairs, no
+    cosines): what the float LP decides."""
+    from contextlib import nullcontext
+
+    from verify.analyze.argmax import argmaxable_labels
+    from verify.analyze.bias import _argmax_of, bias_head
+    from verify.analyze.parallel import Workers
+
+    head = bias_head(W, b)
+    parallel = head.screened and jobs > 1
+    with (Workers(head, jobs) if parallel else nullcontext()) as workers:
+        lifted = argmaxable_labels(head, workers=workers)
+    return _argmax_of(head, lifted)
+
+
 def run_head(name: str, W: np.ndarray, b: np.ndarray, args) -> dict:
     n, d = W.shape
     entry: dict = {"head": name, "n": n, "d": d}
     exact_set = None
     if not args.skip_exact:
+        with Clock() as clock:
+            labels = exact_labels(W, b, args.jobs)
+        entry["exact_labels"] = dict(clock.as_dict(), argmaxable=len(labels.argmaxable))
+        exact_set = set(labels.argmaxable)
+        print(f"  {name}: exact labels {clock.wall:.2f} s", file=sys.stderr, flush=True)
         from verify.io.errors import TooLargeError
 
         with Clock() as clock:
@@ -127,7 +151,8 @@ def run_head(name: str, W: np.ndarray, b: np.ndarray, args) -> dict:
                 r, route = None, f"error: {type(exc).__name__}: {exc}"
         entry["exact"] = dict(clock.as_dict(), route=route)
         if r is not None:
-            exact_set = set(r.argmax.argmaxable)
+            if set(r.argmax.argmaxable) != exact_set:
+                raise AssertionError(f"{name}: the two exact runs disagree")
             entry["exact"].update(argmaxable=len(r.argmax.argmaxable),
                                   unargmaxable=list(r.argmax.unargmaxable),
                                   tie_pairs=len(r.ties.tie_pairs),
@@ -154,10 +179,13 @@ def run_head(name: str, W: np.ndarray, b: np.ndarray, args) -> dict:
                            and (i in says) != (i in exact_set))
             entry["agreement"] = {"disagreements": wrong, "unsure": len(unsure),
                                   "unsure_exact_argmaxable": len(unsure & exact_set)}
-    e, f = entry.get("exact"), entry.get("float")
+    e, f, lab = entry.get("exact"), entry.get("float"), entry.get("exact_labels")
     if e and f and "argmaxable" in e:
         entry["ratio_wall"] = round(e["wall_s"] / max(f["wall_s"], 1e-9), 3)
         entry["ratio_cpu"] = round(e["cpu_s"] / max(f["cpu_s"], 1e-9), 3)
+    if lab and f:
+        entry["ratio_labels_wall"] = round(lab["wall_s"] / max(f["wall_s"], 1e-9), 4)
+        entry["ratio_labels_cpu"] = round(lab["cpu_s"] / max(f["cpu_s"], 1e-9), 4)
     return entry
 
 
@@ -166,13 +194,15 @@ def _smallest_positive(m: np.ndarray):
     return float(pos.min()) if pos.size else None
 
 
-HEADER = ("| head | n × d | exact wall s | exact CPU s | float wall s | float CPU s "
+HEADER = ("| head | n × d | exact labels wall s | exact labels CPU s | exact wall s "
+          "| exact CPU s | float wall s | float CPU s | labels exact/float CPU "
           "| exact/float wall | exact/float CPU | argmaxable exact | argmaxable float "
           "| disagree | float unsure |")
 
 
 def table_row(entry: dict) -> str:
     e, f, a = entry.get("exact", {}), entry.get("float", {}), entry.get("agreement")
+    lab = entry.get("exact_labels", {})
 
     def num(x, fmt="{:.2f}"):
         return "–" if x is None else fmt.format(x)
@@ -188,8 +218,10 @@ def table_row(entry: dict) -> str:
     unsure = "–" if not f else (f"{len(f['unsure'])}" + (
         f" ({a['unsure_exact_argmaxable']} argmaxable)" if a and a["unsure"] else ""))
     return (f"| {entry['head']} | {entry['n']} × {entry['d']} "
+            f"| {num(lab.get('wall_s'), '{:.3f}')} | {num(lab.get('cpu_s'), '{:.3f}')} "
             f"| {num(e.get('wall_s'))} | {num(e.get('cpu_s'))} "
             f"| {num(f.get('wall_s'))} | {num(f.get('cpu_s'))} "
+            f"| {num(entry.get('ratio_labels_cpu'), '{:.3f}')} "
             f"| {num(entry.get('ratio_wall'))} | {num(entry.get('ratio_cpu'))} "
             f"| {exact_count_s} | {float_count} "
             f"| {num(len(a['disagreements']) if a else None, '{}')} | {unsure} |")
@@ -233,6 +265,9 @@ def main(argv=None) -> int:
            "options": {"jobs": args.jobs, "box": args.box, "cap": args.cap, "tol": args.tol,
                        "unbox": not args.no_unbox},
            "heads": []}
+    if not args.skip_exact:
+        # Imports (FLINT, HiGHS) are not timed, as scipy's are not for the float LP.
+        exact_labels(np.eye(2), np.zeros(2), 1)
     print(HEADER)
     print("|" + "---|" * HEADER.count(" | ") + "---|")
     for _, name, W, b in loaded:
