@@ -200,3 +200,25 @@ def test_a_thin_tie_segment_needs_a_fine_grid():
         assert is_domain_tie_witness(W, b, 0, 1, e.point, domain)
         x = Fraction(int(e.point[0].p), int(e.point[0].q))
         assert a < x < a + delta
+
+
+def test_domain_rows_are_made_when_asked_for():
+    from verify.analyze.domain import parse_domain
+
+    for domain in ("nonneg", "box:-1/2,3", "box:1/3,7/5"):
+        head = cp.DomainHead([[1, 2, 3], [0, 1, 1]], [1, 0], domain)
+        rows = parse_domain(domain).rows(3)
+        assert [head.domain_row(r) for r in range(len(rows))] == rows
+
+
+def test_integer_and_float_arrays_are_lifted_exactly():
+    # int64 entries beyond 2^53 beside a float bias must not pass through float64.
+    W = np.array([[2 ** 60 + 1, 0], [0, 1], [-(2 ** 60), -1]], dtype=np.int64)
+    b = np.array([0.5, 0.0, 0.25], dtype=np.float32)
+    head = cp.DomainHead(W, b, "nonneg")
+    assert [int(v) for v in head.lifted.Z[0]][:2] == [4 * (2 ** 60 + 1), 0]
+    A = cp.argmaxable_by_cutting_planes(W, "nonneg", b)
+    from fractions import Fraction
+
+    exact = argmaxable_in_domain(W.tolist(), "nonneg", [Fraction(float(v)) for v in b])
+    assert A.argmaxable == exact.argmaxable

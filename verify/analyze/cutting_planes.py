@@ -111,12 +111,10 @@ class DomainHead:
         domain = parse_domain(domain)
         if not isinstance(W, (np.ndarray, list, tuple)) and hasattr(W, "dtype"):
             W = W[0: W.shape[0]]  # a checkpoint's tensor, widened exactly
-        if isinstance(W, np.ndarray) and W.dtype.kind in "fiu" and (
-                b is None or (isinstance(b, np.ndarray) and b.dtype.kind in "fiu")):
+        dtype = _common_dtype(W, b)
+        if dtype is not None:
             n = W.shape[0]
-            col = np.zeros((n, 1), dtype=W.dtype) if b is None else \
-                np.asarray(b).reshape(n, 1)
-            dtype = np.result_type(W.dtype, col.dtype)
+            col = np.zeros((n, 1), dtype=dtype) if b is None else np.asarray(b).reshape(n, 1)
             self.lifted = ExactHead.from_array(np.hstack([W.astype(dtype), col.astype(dtype)]),
                                                budget=budget)
         else:
@@ -129,7 +127,6 @@ class DomainHead:
         self.domain = domain
         #: The labels' evidence, once decided (no-tie certificates derive from it).
         self.argmax: ArgmaxAnalysis | None = None
-        self.domain_rows = domain.rows(self.d)
         self.positive = [0] * self.d + [1]
         F = self.lifted.F
         self.Fw, self.Fb = np.ascontiguousarray(F[:, : self.d]), np.ascontiguousarray(F[:, self.d])
@@ -164,9 +161,23 @@ class DomainHead:
         """Whether the homogeneous integer point ``(y, s)``, ``s > 0``, has ``y / s`` in D."""
         return point[-1] > 0 and not self.violated_domain_rows(point)
 
+    def domain_row(self, r: int) -> list[int]:
+        """Row ``r`` of :meth:`verify.analyze.domain.Domain.rows` (``nonneg``: ``y_r``;
+        ``box``: ``y_r - L s``, then ``U s - y_(r-d)``), made when asked for: all ``2d``
+        of them would take ``O(d^2)`` memory."""
+        d, dom = self.d, self.domain
+        row = [0] * (d + 1)
+        if dom.kind == "nonneg":
+            row[r] = 1
+        elif r < d:
+            row[r], row[d] = dom.lower.denominator, -dom.lower.numerator
+        else:
+            row[r - d], row[d] = -dom.upper.denominator, dom.upper.numerator
+        return row
+
     def violated_domain_rows(self, point: Sequence[int]) -> list[int]:
-        """Indices into :attr:`domain_rows` of the rows negative at ``(y, s)`` (read
-        off the coordinates: each domain row has one non-zero ``y`` entry)."""
+        """Indices (as in :meth:`domain_row`) of the domain rows negative at ``(y, s)``
+        (read off the coordinates: each domain row has one non-zero ``y`` entry)."""
         dom, d, s = self.domain, self.d, point[-1]
         if dom.kind == "nonneg":
             return [j for j in range(d) if point[j] < 0]
@@ -181,6 +192,21 @@ class DomainHead:
         """The labels ``k != i`` (not in ``skip``) with ``l_k >= l_i`` at the point, exactly."""
         signs = self.lifted.margin_signs([list(point)], [i])[:, 0]
         return [int(k) for k in np.flatnonzero(signs <= 0) if k != i and k not in skip]
+
+
+def _common_dtype(W, b):
+    """The numpy type that holds both ``W`` and ``b`` exactly, or None (then the rows
+    are taken as exact rationals one by one)."""
+    arrays = [a for a in (W, b) if a is not None]
+    if not all(isinstance(a, np.ndarray) and a.dtype.kind in "fiu" for a in arrays):
+        return None
+    dtype = np.result_type(*arrays)
+    for a in arrays:
+        # Integers widen to float64 exactly only below 2^53 in magnitude.
+        if a.dtype.kind in "iu" and dtype.kind == "f" and a.size and (
+                int(a.max()) >= 2 ** 53 or int(a.min()) <= -(2 ** 53)):
+            return None
+    return dtype
 
 
 class _Columns:
@@ -304,7 +330,8 @@ def propose(head: DomainHead, i: int, j: int | None = None):
 
 
 def _tight_rows(head: DomainHead, x: np.ndarray) -> list[int]:
-    """Indices into ``head.domain_rows`` of the bounds ``x`` sits on (within 1e-9)."""
+    """Indices (as in :meth:`DomainHead.domain_row`) of the bounds ``x`` sits on
+    (within 1e-9)."""
     d, kind = head.d, head.domain.kind
     if kind == "nonneg":
         return [int(j) for j in np.flatnonzero(x <= 1e-9)]
@@ -438,7 +465,7 @@ def decide_label(head: DomainHead, i: int):
         rivals = [k for k in range(min(head.n, START_RIVALS + 1)) if k != i][:START_RIVALS]
     while True:
         system = ([head.difference(i, k) for k in rivals] + [head.positive]
-                  + [head.domain_rows[r] for r in rows])
+                  + [head.domain_row(r) for r in rows])
         ev = strict_feasibility(system)
         if isinstance(ev, GordanCertificate):
             y = [(rivals[r], fmpq(v)) for r, v in ev.multipliers
@@ -488,7 +515,7 @@ def decide_pair(head: DomainHead, i: int, j: int, argmax: ArgmaxAnalysis | None 
     equal = [head.difference(i, j)]
     while True:
         strict = [head.difference(i, k) for k in rivals] + [head.positive]
-        answer = mixed_feasibility(strict, [head.domain_rows[r] for r in rows], equal)
+        answer = mixed_feasibility(strict, [head.domain_row(r) for r in rows], equal)
         if answer[0] == "point":
             point = _primitive(answer[1])
             outside = head.violated_domain_rows(point)
