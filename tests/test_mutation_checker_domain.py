@@ -335,3 +335,36 @@ def test_simplex_labels_are_a_column(tmp_path):
                    simplices=[(2, [0, 1, 3])], simplex_pairs=[(0, 2), (1, 2)],
                    labels_matrix=True)
     assert verdicts(path) == ("INVALID", "simplex_labels: shape (1, 1), expected (1,)")
+
+
+# --- the manifest and the simplex arrays, named exactly ---------------------------------------
+
+def test_a_drop_without_a_bias_is_named(tmp_path):
+    # the head of floor_head without its bias: floor rows (z_k, beta_k - M) need a beta
+    path = archive(tmp_path / "c.zip", Z=[[-1], [1], [0]], drop=3,
+                   argmax=[(0, [-1]), (1, [1])], ties=[((0, 1), [0])])
+    assert verdicts(path) == ("INVALID", "input.drop: only a head with a bias has floor rows")
+
+
+@pytest.mark.parametrize("M", [0, -3])
+def test_a_drop_below_1_is_named(tmp_path, M):
+    assert verdicts(floor_head(tmp_path, M)) == (
+        "INVALID", f"input.drop: expected an integer >= 1, got {M}")
+
+
+def test_simplex_evidence_with_a_domain_is_named(tmp_path):
+    # x >= 0, scores x, -x and 0: a simplex for label 2 is refused whatever its support
+    path = archive(tmp_path / "c.zip", Z=[[1], [-1], [0]], domain="nonneg",
+                   argmax=[(0, [1, 1])], simplices=[(2, [0, 1])])
+    assert verdicts(path) == ("INVALID", "evidence.encoding: simplex evidence is not used "
+                                         "with input.domain")
+
+
+def test_simplex_support_and_pairs_have_their_shapes(tmp_path):
+    # a support of 2 rows for d + 1 = 2 columns (the lifted rows): 3 are needed
+    assert verdicts(floor_head(tmp_path, 3, support=(0, 1))) == (
+        "INVALID", "simplex_support: shape (1, 2), expected (1, 3)")
+    path = archive(tmp_path / "p.zip", Z=[[-1], [1], [0]], bias=[0, 0, -1], drop=3,
+                   argmax=[(0, [-1, 1]), (1, [1, 1])], ties=[((0, 1), [0, 1])],
+                   simplices=[(2, [0, 1, 3])], simplex_pairs=[(0, 2, 1), (1, 2, 0)])
+    assert verdicts(path) == ("INVALID", "non_tie_simplex_pairs: shape (2, 3), expected (2, 2)")
