@@ -329,9 +329,67 @@ def test_every_convex_weight_is_checked_on_the_domain(tmp_path):
         "linear part is positive in coordinate 0, unbounded on x >= 0"), message
 
 
+def test_every_no_tie_certificate_is_checked_on_the_domain(tmp_path):
+    # the box head, its second no-tie certificate forged: T (l_1 - l_2) with T = 1 and no
+    # weight is 1 - x (G = -1, sigma = 1), whose largest value on the box is 1/2 + 1 = 3/2
+    # (labels 1 and 2 do tie, at x = 1)
+    path = archive(tmp_path / "c.zip", Z=[[1], [-1], [0]], bias=[0, 1, 0],
+                   domain="box:-1/2,3/2",
+                   argmax=[(0, [3, 2]), (1, [-1, 2])],
+                   hull=[(2, [0, 1], [1, 1], 2)], ties=[((0, 1), [1, 2])],
+                   non_ties=[((0, 2), [1], [1], 1, -2), ((1, 2), [], [], 1, 1)])
+    assert verdicts(path) == ("INVALID", (
+        "no-tie certificate[1] of 1 and 2: sum m_k (l_i - l_k) + T (l_i - l_j) is not <= 0 "
+        "on the domain: its largest value on the domain -1/2 <= x_j <= 3/2 is positive "
+        "(3/2)"))
+
+
+def test_a_head_on_a_domain_without_a_bias_is_primitive(tmp_path):
+    # nonneg_head with Z doubled: the zero bias of the points (h x, h) is no bias, and the
+    # message names Z alone
+    path = archive(tmp_path / "c.zip", Z=[[2, 0], [0, 2]], domain="nonneg",
+                   argmax=[(0, [1, 0, 1]), (1, [0, 1, 1])], ties=[((0, 1), [1, 1, 1])])
+    assert verdicts(path) == ("INVALID", (
+        "Z is not primitive: every entry of Z is divisible by 2 (Z is c W with the least c "
+        "that makes it an integer matrix)"))
+
+
 def test_simplex_labels_are_a_column(tmp_path):
     path = archive(tmp_path / "c.zip", Z=[[-1], [1], [0]], bias=[0, 0, -1], drop=3,
                    argmax=[(0, [-1, 1]), (1, [1, 1])], ties=[((0, 1), [0, 1])],
                    simplices=[(2, [0, 1, 3])], simplex_pairs=[(0, 2), (1, 2)],
                    labels_matrix=True)
     assert verdicts(path) == ("INVALID", "simplex_labels: shape (1, 1), expected (1,)")
+
+
+# --- the manifest and the simplex arrays, named exactly ---------------------------------------
+
+def test_a_drop_without_a_bias_is_named(tmp_path):
+    # the head of floor_head without its bias: floor rows (z_k, beta_k - M) need a beta
+    path = archive(tmp_path / "c.zip", Z=[[-1], [1], [0]], drop=3,
+                   argmax=[(0, [-1]), (1, [1])], ties=[((0, 1), [0])])
+    assert verdicts(path) == ("INVALID", "input.drop: only a head with a bias has floor rows")
+
+
+@pytest.mark.parametrize("M", [0, -3])
+def test_a_drop_below_1_is_named(tmp_path, M):
+    assert verdicts(floor_head(tmp_path, M)) == (
+        "INVALID", f"input.drop: expected an integer >= 1, got {M}")
+
+
+def test_simplex_evidence_with_a_domain_is_named(tmp_path):
+    # x >= 0, scores x, -x and 0: a simplex for label 2 is refused whatever its support
+    path = archive(tmp_path / "c.zip", Z=[[1], [-1], [0]], domain="nonneg",
+                   argmax=[(0, [1, 1])], simplices=[(2, [0, 1])])
+    assert verdicts(path) == ("INVALID", "evidence.encoding: simplex evidence is not used "
+                                         "with input.domain")
+
+
+def test_simplex_support_and_pairs_have_their_shapes(tmp_path):
+    # a support of 2 rows for d + 1 = 2 columns (the lifted rows): 3 are needed
+    assert verdicts(floor_head(tmp_path, 3, support=(0, 1))) == (
+        "INVALID", "simplex_support: shape (1, 2), expected (1, 3)")
+    path = archive(tmp_path / "p.zip", Z=[[-1], [1], [0]], bias=[0, 0, -1], drop=3,
+                   argmax=[(0, [-1, 1]), (1, [1, 1])], ties=[((0, 1), [0, 1])],
+                   simplices=[(2, [0, 1, 3])], simplex_pairs=[(0, 2, 1), (1, 2, 0)])
+    assert verdicts(path) == ("INVALID", "non_tie_simplex_pairs: shape (2, 3), expected (2, 2)")
