@@ -222,3 +222,21 @@ def test_integer_and_float_arrays_are_lifted_exactly():
 
     exact = argmaxable_in_domain(W.tolist(), "nonneg", [Fraction(float(v)) for v in b])
     assert A.argmaxable == exact.argmaxable
+
+
+def test_points_in_the_domain_and_the_labels_that_beat_one():
+    head = cp.DomainHead([[1, 0], [0, 1], [-1, -1]], [0, 0, 1], "box:-1/2,3")
+    assert head.in_domain([1, 1, 1]) and head.in_domain([-1, 6, 2])
+    assert not head.in_domain([0, 0, 0])  # s = 0 is no input
+    assert not head.in_domain([-2, 0, 2]) and not head.in_domain([7, 0, 2])
+    assert head.violated_domain_rows([-2, 7, 2]) == [0, 3]
+    # At x = (3, 0): l = (3, 0, -2), label 0 alone on top; at x = (0, 0) label 2.
+    assert head.beaters(0, [3, 0, 1]) == []
+    assert head.beaters(1, [3, 0, 1]) == [0]
+    assert head.beaters(0, [0, 0, 1]) == [1, 2]  # l_1 = l_0 counts: a tie is no win
+
+
+@pytest.mark.parametrize("domain", ["box:1/3,7/5", "box:-2/3,1/7"])
+def test_generic_heads_on_boxes_with_bounds_off_the_grid(domain, monkeypatch):
+    # Points on the float optimum's bounds round off the box unless clamped exactly.
+    test_generic_heads_never_need_the_exact_loop(domain, monkeypatch)
