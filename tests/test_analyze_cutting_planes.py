@@ -52,6 +52,8 @@ def assert_same_as_simplex(W, b, domain):
     for i, e in enumerate(A.evidence):
         assert (is_domain_argmax_witness(W, b, i, e.point, domain) if isinstance(e, Witness)
                 else is_domain_argmax_certificate(W, b, i, e.multipliers, domain)), (W, b, i)
+        if not isinstance(e, Witness):  # convex weights, as the report and files say
+            assert sum(v for _, v in e.multipliers) == 1
     for (i, j), e in T.evidence.items():
         assert (is_domain_tie_witness(W, b, i, j, e.point, domain)
                 if isinstance(e, TieWitness)
