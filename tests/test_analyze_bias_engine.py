@@ -393,6 +393,50 @@ def test_the_result_does_not_depend_on_the_number_of_workers(tmp_path):
     assert outputs[0] == outputs[1]
 
 
+def test_segment_witnesses_of_screened_pairs_agree_with_the_small_head_engine(tmp_path):
+    """Pairs the tie screen leaves (one round: most of them) go to the segments between
+    the labels' own witnesses, in chunks of 8 pairs: every witness they give is
+    re-checked with fractions, the tie pairs are those of the engine of small heads
+    (no screen, no segments on the screened path), and one or two workers write the
+    same certificate."""
+    import verify.analyze.ties as ties_module
+
+    W, b = planted_head(4, 36, 5, inside=6)
+    found = []
+    real = ties_module.segment_pairs
+
+    def spy(head, task):
+        out = real(head, task)
+        assert set(out) <= set(task[0])  # only the chunk's own pairs
+        found.extend(out)
+        return out
+
+    outputs = []
+    for jobs in (1, 2):
+        with pytest.MonkeyPatch.context() as mp:
+            screened(mp)
+            mp.setattr(ties_module, "SCREEN_TIE_ROUNDS", 1)
+            mp.setattr(ties_module, "SEGMENT_CHUNK", 8)
+            if jobs == 1:
+                mp.setattr(ties_module, "segment_pairs", spy)
+            result = analyze_with_bias(W, b, neighbours=2, jobs=jobs)
+        assert result.lifted.screened
+        path = tmp_path / f"c{jobs}.zip"
+        write_analyze_certificate(path, result, W, bias=b)
+        outputs.append(path.read_bytes())
+        if jobs == 1:
+            first = result
+    assert outputs[0] == outputs[1]
+    assert len(found) > 10, "the segments should decide pairs the screen left"
+    witnesses = {p for p in found if p[1] < len(W)}
+    assert witnesses <= set(first.ties.tie_pairs)
+    reference = tie_pairs_with_bias(W, b)
+    assert first.ties.tie_pairs == reference.tie_pairs
+    assert first.ties.non_tie_pairs == reference.non_tie_pairs
+    check_evidence(W, b, first.argmax, first.ties, drop_in_bias_units(W, b))
+    assert "with a bias" in check_file(tmp_path / "c1.zip", backend="python")
+
+
 def test_a_bias_from_float32_arrays_is_taken_exactly():
     rng = np.random.default_rng(5)
     W = rng.standard_normal((30, 3)).astype(np.float32)

@@ -7,7 +7,7 @@ processes or Dask workers spent on the phase's tasks (:func:`verify.analyze.para
 measured inside each task). The *serial share* of a phase is the main process's part of
 its CPU time: work that more ``--jobs`` cannot speed up. Within a phase the methods of
 large heads mark their stages (:func:`stage`: blobs, screen, near duplicates, interior,
-per label; the pair screen and per pair), listed under their phase.
+per label; the pair screen, the pair segments and per pair), listed under their phase.
 
 Example
 -------
