@@ -141,9 +141,6 @@ class DomainHead:
 
     # -- exact pieces ----------------------------------------------------------------------
 
-    def row(self, k: int) -> list[int]:
-        return list(self.lifted.Z[k])
-
     def difference(self, i: int, k: int) -> list[int]:
         return [a - c for a, c in zip(self.lifted.Z[i], self.lifted.Z[k])]
 
@@ -546,16 +543,10 @@ def _pair_task(head: DomainHead, pairs) -> list:
     return [decide_pair(head, i, j, head.argmax) for i, j in pairs]
 
 
-def _blocks(items: list, size: int = TASK_LABELS) -> list:
-    return [items[a: a + size] for a in range(0, len(items), size)]
-
-
-def argmaxable_by_cutting_planes(W, domain=None, bias=None, *, head: DomainHead | None = None,
-                                 progress=None, workers=None) -> ArgmaxAnalysis:
-    """Decide every label of ``W x + b`` over ``domain`` (module docstring); evidence as
-    in :func:`verify.analyze.domain.argmaxable_in_domain`."""
-    head = head or DomainHead(W, bias, domain)
-    tasks = _blocks(list(range(head.n)))
+def _in_blocks(head: DomainHead, task, items: list, progress, workers) -> list:
+    """``task(head, block)`` over fixed blocks of ``TASK_LABELS`` items, in this
+    process or on ``workers``, the results concatenated in order."""
+    blocks = [items[a: a + TASK_LABELS] for a in range(0, len(items), TASK_LABELS)]
 
     def tick(result):
         if progress is not None:
@@ -563,13 +554,21 @@ def argmaxable_by_cutting_planes(W, domain=None, bias=None, *, head: DomainHead 
 
     if workers is None:
         results = []
-        for task in tasks:
-            results.append(_label_task(head, task))
+        for block in blocks:
+            results.append(task(head, block))
             tick(results[-1])
     else:
-        results = workers.map(_label_task, tasks, on_result=tick)
-    evidence = tuple(e for block in results for e in block)
-    return ArgmaxAnalysis(n=head.n, d=head.d, evidence=evidence)
+        results = workers.map(task, blocks, on_result=tick)
+    return [e for part in results for e in part]
+
+
+def argmaxable_by_cutting_planes(W, domain=None, bias=None, *, head: DomainHead | None = None,
+                                 progress=None, workers=None) -> ArgmaxAnalysis:
+    """Decide every label of ``W x + b`` over ``domain`` (module docstring); evidence as
+    in :func:`verify.analyze.domain.argmaxable_in_domain`."""
+    head = head or DomainHead(W, bias, domain)
+    evidence = _in_blocks(head, _label_task, list(range(head.n)), progress, workers)
+    return ArgmaxAnalysis(n=head.n, d=head.d, evidence=tuple(evidence))
 
 
 def tie_pairs_by_cutting_planes(W, domain=None, bias=None, argmax=None, *, pairs=None,
@@ -585,18 +584,5 @@ def tie_pairs_by_cutting_planes(W, domain=None, bias=None, argmax=None, *, pairs
     n = head.n
     wanted = ([(i, j) for i in range(n) for j in range(i + 1, n)] if pairs is None else
               sorted({(min(i, j), max(i, j)) for i, j in pairs if i != j}))
-    tasks = _blocks(wanted)
-
-    def tick(result):
-        if progress is not None:
-            progress.update(len(result))
-
-    if workers is None:
-        results = []
-        for task in tasks:
-            results.append(_pair_task(head, task))
-            tick(results[-1])
-    else:
-        results = workers.map(_pair_task, tasks, on_result=tick)
-    evidence = dict(zip(wanted, (e for block in results for e in block)))
+    evidence = dict(zip(wanted, _in_blocks(head, _pair_task, wanted, progress, workers)))
     return TieAnalysis(n=n, evidence=evidence, complete=len(evidence) == n * (n - 1) // 2)
