@@ -70,8 +70,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--domain", type=_domain, default=None, metavar="all|nonneg|box:L,U",
                    help="the inputs x the head sees: all of R^d (default), x >= 0 "
                         "('nonneg', after a ReLU) or L <= x_j <= U ('box:0,6' after a "
-                        "ReLU6; bounds exact: integers, decimals, p/q); heads of at "
-                        "most 200 labels and 20000 entries")
+                        "ReLU6; bounds exact: integers, decimals, p/q); every pair is "
+                        "decided up to 200 labels, the neighbour pairs above")
     p.add_argument("--neighbours", type=non_negative_int, default=2, metavar="K",
                    help="nearest labels by cosine listed per label (default 2)")
     p.add_argument("--rays", type=non_negative_int, default=None, metavar="R",
