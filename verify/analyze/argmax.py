@@ -124,6 +124,10 @@ SCREEN_POINT_BITS = 16
 #: Labels (or pairs) per task of the screen; fixed, so that the output does not
 #: depend on the number of workers.
 SCREEN_CHUNK = 2048
+#: Labels per batch of the per-label methods, between the walks across facets
+#: (:func:`_per_label`); fixed, so that the output does not depend on the number of
+#: workers.
+LABEL_BATCH = 64
 #: Supports of at least this many labels get their convex weights from a square solve
 #: by p-adic lifting (:func:`verify.analyze.interior.exact_weights`) before the integer
 #: null space (which takes minutes at d = 768).
@@ -267,9 +271,35 @@ def _screened_argmax(head: ExactHead, unique: list[int], evidence: list, progres
     with stage("interior"):
         tasks = _interior_labels(head, tasks, evidence, progress, workers)
     with stage("per label"):
-        for (i, _, _), ev in zip(tasks, workers.map(decide_label, tasks,
+        _per_label(head, tasks, evidence, progress, workers)
+
+
+def _per_label(head: ExactHead, tasks: list, evidence: list, progress, workers) -> None:
+    """The labels left by the passes before: the per-label methods in batches of
+    ``LABEL_BATCH`` labels (in task order); after each batch the witnesses found spread
+    to the labels still undecided across the facets of their regions
+    (:mod:`verify.analyze.facet_walk`), and so on from the witnesses that walk finds,
+    until it finds none, before the next batch. Every step depends on the task list
+    alone, not on the number of workers."""
+    from verify.analyze.facet_walk import walk
+
+    pending = {task[0]: task for task in tasks}
+    sources: list = []
+    while pending:
+        while sources:
+            found = walk(head, sources, pending, workers)
+            for k, point in found:
+                evidence[k] = Witness(point=point)
+                del pending[k]
+            _tick(progress, len(found))
+            sources = found
+        batch = list(pending.values())[:LABEL_BATCH]
+        for (i, _, _), ev in zip(batch, workers.map(decide_label, batch,
                                                     lambda r: _tick(progress, 1))):
             evidence[i] = ev
+            del pending[i]
+            if isinstance(ev, Witness):
+                sources.append((i, ev.point))
 
 
 def _blob_labels(head: ExactHead, unique: list[int], evidence: list, progress, workers) -> list:

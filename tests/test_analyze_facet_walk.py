@@ -1,0 +1,165 @@
+"""The walk across the facets of the labels' regions (verify.analyze.facet_walk).
+
+Its witnesses are checked here by the exact definition (``is_argmax_witness`` on the
+exact rows), and the per-label stage that uses it is held against the exact method of
+the small heads, label by label.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from verify.analyze import argmax as argmax_module
+from verify.analyze import facet_walk
+from verify.analyze import head as head_module
+from verify.analyze.argmax import argmaxable_labels, is_argmax_certificate, is_argmax_witness
+from verify.analyze.facet_walk import crossing_points, walk, walk_from
+from verify.analyze.head import ExactHead
+from verify.analyze.parallel import Workers
+from verify.lp.feasibility import GordanCertificate, Witness
+
+
+def _cloud_head(seed: int = 0, d: int = 6, far: int = 120, cloud: int = 160) -> np.ndarray:
+    """Integer rows: ``far`` points on a sphere of radius 2^20, and a dense ``cloud``
+    on a small sphere touching it from inside, whose outer points are hull vertices
+    with thin normal cones and whose inner points lie inside the hull."""
+    rng = np.random.default_rng(seed)
+    U = rng.standard_normal((far, d))
+    U /= np.linalg.norm(U, axis=1)[:, None]
+    c = np.zeros(d)
+    c[0] = 1.0
+    V = rng.standard_normal((cloud, d))
+    V /= np.linalg.norm(V, axis=1)[:, None]
+    rows = np.vstack([U, c * 0.97 + 0.03 * V])
+    return np.rint(rows * 2 ** 20).astype(np.int64)
+
+
+def _witness_of(head, i: int) -> tuple:
+    ev = argmax_module._decide_label(head, i, None)
+    assert isinstance(ev, Witness)
+    return ev.point
+
+
+def test_a_crossing_point_lies_beyond_the_facet_by_delta_of_the_margin():
+    rng = np.random.default_rng(3)
+    F = rng.standard_normal((30, 5))
+    j = 0
+    x = F[j] - F[1:].mean(axis=0)
+    pending = np.arange(30)
+    labels, X = crossing_points(F, j, x, pending, count=6, deltas=(0.5, 0.05))
+    assert labels.size == X.shape[1] == 12 and j not in labels
+    margins = (F[j] - F[labels]) @ x
+    assert np.all(margins > 0)
+    after = np.einsum("ij,ji->i", F[labels] - F[j], X)
+    deltas = np.tile([0.5, 0.05], 6)
+    np.testing.assert_allclose(after, deltas * margins, rtol=1e-9, atol=1e-12)
+    # The rivals come by normalised margin, smallest first.
+    norm = (F[j] @ x - F @ x) / np.maximum(np.linalg.norm(F[j] - F, axis=1), 1e-300)
+    norm[j] = np.inf
+    expected = [k for k in np.argsort(norm, kind="stable") if norm[k] > 0][:6]
+    assert list(labels[::2]) == expected
+
+
+def test_crossing_points_skip_labels_without_a_margin():
+    F = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]])
+    x = np.array([1.0, 0.0])
+    labels, X = crossing_points(F, 0, x, np.arange(4), count=8, deltas=(0.5,))
+    # Label 1 has the same row (margin 0), label 2 a float margin, label 3 too.
+    assert sorted(labels.tolist()) == [2, 3]
+    empty, X0 = crossing_points(F, 0, x, np.array([0]), count=8)
+    assert empty.size == 0 and X0.shape == (2, 0)
+
+
+def test_the_walk_finds_exact_witnesses_of_pending_labels_only():
+    W = _cloud_head()
+    head = ExactHead.from_array(W)
+    rows = head.rows
+    analysis = argmaxable_labels(ExactHead.from_array(W))
+    vertices = [i for i in analysis.argmaxable if i >= 120]
+    assert len(vertices) >= 20
+    source = vertices[0]
+    pending = vertices[1:]
+    found = walk_from(head, [(source, _witness_of(head, source))], pending)
+    assert found, "the walk reached no neighbour"
+    assert [k for k, _ in found] == sorted(k for k, _ in found)
+    for k, point in found:
+        assert k in pending and k != source
+        assert is_argmax_witness(rows, k, point)
+    # Labels not asked for are never returned, even when they are reachable.
+    others = [k for k, _ in found]
+    again = walk_from(head, [(source, _witness_of(head, source))],
+                      [k for k in pending if k not in others[:1]])
+    assert others[0] not in [k for k, _ in again]
+
+
+def test_walking_in_chunks_keeps_the_first_witness_and_any_number_of_workers_agrees(
+        monkeypatch):
+    W = _cloud_head(seed=1)
+    head = ExactHead.from_array(W)
+    analysis = argmaxable_labels(ExactHead.from_array(W))
+    vertices = [i for i in analysis.argmaxable if i >= 120]
+    sources = [(i, _witness_of(head, i)) for i in vertices[:6]]
+    pending = vertices[6:]
+    monkeypatch.setattr(facet_walk, "WALK_CHUNK", 2)
+    alone = walk(head, sources, pending)
+    with Workers(head, jobs=2) as workers:
+        shared = walk(head, sources, pending, workers)
+    assert alone == shared and alone
+    by_chunk = [walk_from(head, sources[lo:lo + 2], pending) for lo in (0, 2, 4)]
+    first = {}
+    for result in by_chunk:
+        for k, point in result:
+            first.setdefault(k, point)
+    assert alone == sorted(first.items())
+
+
+def _force_per_label(monkeypatch):
+    """Screen every head, with one round of the relaxation method only, so that the
+    thin cones of the cloud reach the per-label stage."""
+    monkeypatch.setattr(head_module, "SCREEN_MIN_ENTRIES", 0)
+    monkeypatch.setattr(argmax_module, "PERCEPTRON_ROUNDS", 1)
+    monkeypatch.setattr(argmax_module, "LABEL_BATCH", 8)
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_the_per_label_stage_with_the_walk_agrees_with_the_exact_method(monkeypatch, seed):
+    W = _cloud_head(seed=seed)
+    reference = argmaxable_labels(ExactHead.from_array(W))
+    _force_per_label(monkeypatch)
+    walked, programs = [], []
+    real_walk, real_decide = facet_walk.walk, argmax_module.decide_label
+
+    def counted_walk(*args, **kwargs):
+        out = real_walk(*args, **kwargs)
+        walked.extend(k for k, _ in out)
+        return out
+
+    def counted_decide(head, task):
+        programs.append(task[0])
+        return real_decide(head, task)
+
+    monkeypatch.setattr(facet_walk, "walk", counted_walk)
+    monkeypatch.setattr(argmax_module, "decide_label", counted_decide)
+    head = ExactHead.from_array(W)
+    assert head.screened
+    result = argmaxable_labels(head)
+    assert result.unargmaxable == reference.unargmaxable
+    for i, ev in enumerate(result.evidence):
+        if isinstance(ev, Witness):
+            assert is_argmax_witness(head.rows, i, ev.point)
+        elif isinstance(ev, GordanCertificate):
+            assert is_argmax_certificate(head.rows, i, ev.multipliers)
+    # The walk decided labels that would otherwise each have needed a program.
+    assert walked and not set(walked) & set(programs)
+    assert all(isinstance(result.evidence[k], Witness) for k in walked)
+
+
+def test_the_per_label_stage_is_the_same_for_any_number_of_workers(monkeypatch):
+    W = _cloud_head(seed=4)
+    _force_per_label(monkeypatch)
+    head = ExactHead.from_array(W)
+    one = argmaxable_labels(head)
+    with Workers(head, jobs=2) as workers:
+        two = argmaxable_labels(head, workers=workers)
+    assert one.evidence == two.evidence
