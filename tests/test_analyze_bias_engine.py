@@ -494,3 +494,51 @@ def test_the_exact_method_grows_its_rows_until_the_witness_beats_every_row():
     head = bias_head(W, b)
     got = [i for i in range(len(W)) if isinstance(_exact_label(head, i), Witness)]
     assert got == simplex_argmaxable(W, b)
+
+
+def test_a_foot_is_the_nearest_point_of_the_pair_hyperplane():
+    from verify.analyze.ties import _feet
+
+    rng = np.random.default_rng(8)
+    F = rng.standard_normal((12, 5))
+    X = rng.standard_normal((5, 4))
+    src, dst = np.array([0, 3, 5, 7]), np.array([1, 2, 9, 7])
+    feet = _feet(F, X, src, dst)
+    V = (F[src] - F[dst]).T
+    np.testing.assert_allclose(np.sum(V * feet, axis=0), 0, atol=1e-12)
+    # x - foot is along the normal (and zero where the rows are equal).
+    for c in range(3):
+        r = (X[:, c] - feet[:, c]) - V[:, c] * ((X[:, c] - feet[:, c]) @ V[:, c]
+                                                / (V[:, c] @ V[:, c]))
+        np.testing.assert_allclose(r, 0, atol=1e-12)
+    np.testing.assert_array_equal(feet[:, 3], X[:, 3])
+
+
+def test_the_feet_decide_pairs_where_no_segment_is_tried(tmp_path):
+    """With the segments switched off, the feet of the perpendiculars from the two
+    labels' witnesses still decide pairs the tie screen left; each is an exact tie
+    witness, and the answers are those of the engine of small heads."""
+    import verify.analyze.ties as ties_module
+
+    W, b = planted_head(4, 36, 5, inside=6)
+    found = []
+    real = ties_module.segment_pairs
+
+    def spy(head, task):
+        out = real(head, task)
+        for (i, j), witness in out.items():
+            assert head.wins([witness.point], [i], partners=[j]) == [True]
+        found.extend(out)
+        return out
+
+    with pytest.MonkeyPatch.context() as mp:
+        screened(mp)
+        mp.setattr(ties_module, "SCREEN_TIE_ROUNDS", 1)
+        mp.setattr(ties_module, "_segment_candidates", lambda *args, **kwargs: [])
+        mp.setattr(ties_module, "segment_pairs", spy)
+        result = analyze_with_bias(W, b, neighbours=2, jobs=1)
+    assert found, "the feet should decide pairs the screen left"
+    reference = tie_pairs_with_bias(W, b)
+    assert result.ties.tie_pairs == reference.tie_pairs
+    assert result.ties.non_tie_pairs == reference.non_tie_pairs
+    check_evidence(W, b, result.argmax, result.ties, drop_in_bias_units(W, b))

@@ -783,7 +783,27 @@ def segment_pairs(head: ExactHead, task) -> dict:
     # number of jobs.
     with threadpool_limits(limits=1, user_api="blas"):
         cands = _segment_candidates(head, I, J, Xi, Xj, wanted=set(pairs))
-    return _certify_points(head, cands)
+        found = _certify_points(head, cands)
+        # Pairs whose segments left through another facet: the feet of the
+        # perpendiculars from the two witnesses onto the pair's hyperplane.
+        for S, src, dst in ((Xi, I, J), (Xj, J, I)):
+            rest = np.array([c for c, p in enumerate(pairs) if p not in found],
+                            dtype=np.intp)
+            if rest.size:
+                feet = _feet(head.F, S[:, rest], src[rest], dst[rest])
+                found.update(_certify_points(head, [
+                    (int(src[c]), int(dst[c]), feet[:, r]) for r, c in enumerate(rest)]))
+    return found
+
+
+def _feet(F: np.ndarray, X: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """The feet of the perpendiculars from the columns ``x_c`` of ``X`` onto the
+    hyperplanes ``(f_src - f_dst) . x = 0``: where ``src`` and ``dst`` tie nearest to
+    ``x_c`` (a tie witness when no third label scores higher there)."""
+    V = (F[src] - F[dst]).T
+    vv = np.sum(V * V, axis=0)
+    vv[vv == 0] = 1.0
+    return X - V * (np.sum(V * X, axis=0) / vv)[None, :]
 
 
 def _decide_one(head: ExactHead, i: int, j: int, start, rivals):
