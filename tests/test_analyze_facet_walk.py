@@ -163,3 +163,74 @@ def test_the_per_label_stage_is_the_same_for_any_number_of_workers(monkeypatch):
     with Workers(head, jobs=2) as workers:
         two = argmaxable_labels(head, workers=workers)
     assert one.evidence == two.evidence
+
+
+def test_nearest_labels_agree_with_brute_force():
+    rng = np.random.default_rng(6)
+    F = rng.standard_normal((50, 4))
+    labels = [int(k) for k in rng.choice(50, 30, replace=False)]
+    for block in (1, 7, 1024):
+        near = argmax_module._nearest_labels(F, labels, 5, block=block)
+        assert set(near) == set(labels)
+        for i in labels:
+            others = [k for k in labels if k != i]
+            dist = {k: float(np.sum((F[i] - F[k]) ** 2)) for k in others}
+            expected = sorted(others, key=lambda k: (dist[k], labels.index(k)))[:5]
+            assert [round(dist[k], 9) for k in near[i]] == [round(dist[k], 9)
+                                                            for k in expected]
+    assert argmax_module._nearest_labels(F, [3], 5) == {}
+    everyone = argmax_module._nearest_labels(F, [1, 2, 3], 9)
+    assert sorted(everyone[1]) == [2, 3]
+
+
+def test_neighbour_supports_join_the_weights_of_the_nearest_labels_inside(monkeypatch):
+    monkeypatch.setattr(argmax_module, "WARM_NEIGHBOURS", 2)
+    evidence = [None] * 8
+    evidence[1] = GordanCertificate(multipliers=((4, 1), (5, 1)))
+    evidence[2] = Witness(point=(1, 0))
+    evidence[3] = GordanCertificate(multipliers=((0, 1), (6, 1)))
+    evidence[7] = GordanCertificate(multipliers=((7, 1),))
+    near = {0: [2, 1, 3, 7]}
+    assert argmax_module._neighbour_supports(0, near, evidence) == (4, 5, 6)
+    assert argmax_module._neighbour_supports(5, near, evidence) == ()
+
+
+def test_the_programs_of_labels_inside_start_from_their_neighbours_supports(monkeypatch):
+    W = _cloud_head(seed=5, cloud=200)
+    reference = argmaxable_labels(ExactHead.from_array(W))
+    _force_per_label(monkeypatch)
+    starts = []
+    real = argmax_module.propose_strict
+
+    def spy(A, *args, initial=(), **kwargs):
+        starts.append(len(initial))
+        return real(A, *args, initial=initial, **kwargs)
+
+    monkeypatch.setattr(argmax_module, "propose_strict", spy)
+    result = argmaxable_labels(ExactHead.from_array(W))
+    assert result.unargmaxable == reference.unargmaxable
+    assert any(starts), "no program started from a neighbour's support"
+
+
+def test_a_warm_start_that_fails_falls_back_to_the_plain_program(monkeypatch):
+    W = _cloud_head(seed=5, cloud=200)
+    reference = argmaxable_labels(ExactHead.from_array(W))
+    _force_per_label(monkeypatch)
+    real = argmax_module._program_evidence
+    warm, cold = [], []
+
+    def failing_when_warm(head, A, i, start, initial):
+        if initial:
+            warm.append(i)
+            return None
+        cold.append(i)
+        return real(head, A, i, start, initial)
+
+    def forbidden(head, i):
+        raise AssertionError("the exact method was not needed")
+
+    monkeypatch.setattr(argmax_module, "_program_evidence", failing_when_warm)
+    monkeypatch.setattr(argmax_module, "_exact_label", forbidden)
+    result = argmaxable_labels(ExactHead.from_array(W))
+    assert warm and set(warm) <= set(cold)
+    assert result.unargmaxable == reference.unargmaxable

@@ -128,6 +128,10 @@ SCREEN_CHUNK = 2048
 #: (:func:`_per_label`); fixed, so that the output does not depend on the number of
 #: workers.
 LABEL_BATCH = 64
+#: Nearest labels (by rows) kept for each label of the per-label stage, and how many
+#: of them found inside the hull lend their supports to its linear program.
+NEAR_LABELS = 32
+WARM_NEIGHBOURS = 8
 #: Supports of at least this many labels get their convex weights from a square solve
 #: by p-adic lifting (:func:`verify.analyze.interior.exact_weights`) before the integer
 #: null space (which takes minutes at d = 768).
@@ -284,6 +288,7 @@ def _per_label(head: ExactHead, tasks: list, evidence: list, progress, workers) 
     from verify.analyze.facet_walk import walk
 
     pending = {task[0]: task for task in tasks}
+    near = _nearest_labels(head.F, list(pending), NEAR_LABELS)
     sources: list = []
     while pending:
         while sources:
@@ -293,13 +298,57 @@ def _per_label(head: ExactHead, tasks: list, evidence: list, progress, workers) 
                 del pending[k]
             _tick(progress, len(found))
             sources = found
-        batch = list(pending.values())[:LABEL_BATCH]
-        for (i, _, _), ev in zip(batch, workers.map(decide_label, batch,
-                                                    lambda r: _tick(progress, 1))):
+        batch = [task + (_neighbour_supports(task[0], near, evidence),)
+                 for task in list(pending.values())[:LABEL_BATCH]]
+        for (i, *_), ev in zip(batch, workers.map(decide_label, batch,
+                                                  lambda r: _tick(progress, 1))):
             evidence[i] = ev
             del pending[i]
             if isinstance(ev, Witness):
                 sources.append((i, ev.point))
+
+
+def _neighbour_supports(i: int, near: dict, evidence: list) -> tuple:
+    """The labels of the convex weights of the ``WARM_NEIGHBOURS`` nearest labels to
+    ``i`` (among ``near[i]``) already found inside the hull: where a label inside the
+    hull is a convex combination of the vertices of a face, its neighbours inside
+    the hull usually are too (on PP-OCRv5 this start halves the rounds of the linear
+    program of the labels inside the hull)."""
+    out: dict = {}
+    used = 0
+    for k in near.get(i, ()):
+        ev = evidence[k]
+        if isinstance(ev, GordanCertificate):
+            out.update((m, None) for m, _ in ev.multipliers)
+            used += 1
+            if used == WARM_NEIGHBOURS:
+                break
+    out.pop(i, None)
+    return tuple(out)
+
+
+def _nearest_labels(F: np.ndarray, labels: list[int], k: int, block: int = 1024) -> dict:
+    """For each of ``labels``, the ``k`` others of ``labels`` with the nearest rows of
+    ``F`` (float distances, ties by position; blocks of rows, so no ``m x m`` array)."""
+    m = len(labels)
+    if m < 2:
+        return {}
+    idx = np.asarray(labels, dtype=np.intp)
+    X = F[idx]
+    block = max(1, min(block, (1 << 23) // m))  # blocks of at most 64 MB
+    sq = np.einsum("ij,ij->i", X, X)
+    k = min(k, m - 1)
+    out = {}
+    for lo in range(0, m, block):
+        D = sq[lo:lo + block, None] - 2.0 * (X[lo:lo + block] @ X.T) + sq[None, :]
+        rows = np.arange(D.shape[0])
+        D[rows, lo + rows] = np.inf
+        part = np.argpartition(D, k - 1, axis=1)[:, :k] if k < m - 1 else \
+            np.argsort(D, axis=1, kind="stable")[:, :k]
+        for r in rows:
+            cand = part[r][np.lexsort((part[r], D[r, part[r]]))]
+            out[int(idx[lo + r])] = [int(idx[c]) for c in cand]
+    return out
 
 
 def _blob_labels(head: ExactHead, unique: list[int], evidence: list, progress, workers) -> list:
@@ -376,11 +425,14 @@ def _accept_points(head: ExactHead, points: dict, evidence: list, progress) -> l
     return [i for i in range(head.labels) if evidence[i] is None]
 
 
-def _decide_label(head: ExactHead, i: int, start, rivals=()) -> Witness | GordanCertificate:
+def _decide_label(head: ExactHead, i: int, start, rivals=(),
+                  initial=()) -> Witness | GordanCertificate:
     # (Labels of screened heads with near-duplicate rows were tried by
-    # cluster_label before they got here.)
+    # cluster_label before they got here.) ``initial``: labels the linear program
+    # starts with (the supports of neighbouring labels inside the hull).
     A = Differences(head, i)
     others = A.labels
+    initial = [A.position(k) for k in initial if k != i]
     # A label that never won is probably inside the hull: look for the convex
     # combination among the labels that beat it and its nearest rows first.
     near = np.argsort(A.norms(), kind="stable")[: 2 * head.d + 2]
@@ -391,13 +443,27 @@ def _decide_label(head: ExactHead, i: int, start, rivals=()) -> Witness | Gordan
         cert = label_certificate(head, i, [others[cand[r]] for r in support])
         if cert is not None:
             return cert
-    proposal = propose_strict(A, start=start)
+    # A start from the neighbours' supports that fails to certify gets the plain
+    # start before the exact method, which costs far more than a second program (on
+    # PP-OCRv5 one label went on to the exact simplex method on all 36,770 rows).
+    for warm in ((initial, ()) if initial else ((),)):
+        ev = _program_evidence(head, A, i, start, warm)
+        if ev is not None:
+            return ev
+    return _exact_label(head, i)
+
+
+def _program_evidence(head: ExactHead, A: Differences, i: int, start,
+                      initial) -> Witness | GordanCertificate | None:
+    """Label ``i`` from the cutting-plane program (its point rounded and checked, or
+    its support made exact), or None."""
+    others = A.labels
+    proposal = propose_strict(A, start=start, initial=initial)
     if proposal is None and start is not None:
         # The rows that fail at the screen's point can lead the active set astray
         # (measured on a trained head: the program then gave up where the plain
-        # start finds a witness in a few seconds), and the exact method costs far
-        # more than a second program.
-        proposal = propose_strict(A)
+        # start finds a witness in a few seconds).
+        proposal = propose_strict(A, initial=initial)
     for early in (EARLY_MARGIN, None):
         if proposal is None or proposal[0] != "point":
             break
@@ -407,14 +473,13 @@ def _decide_label(head: ExactHead, i: int, start, rivals=()) -> Witness | Gordan
                 return Witness(point=tuple(p))
         if early is not None:
             # A point short of the optimum did not survive rounding: the optimum.
-            proposal = propose_strict(A, start=start, early=None)
+            proposal = propose_strict(A, start=start, early=None, initial=initial)
     if proposal is not None:
         kind, value = proposal
         if kind == "support":
             support = [others[r] for r in value]
-            cert = label_certificate(head, i, support)
-            if cert is not None:
-                return cert
+            return label_certificate(head, i, support)
+    return None
     return _exact_label(head, i)
 
 
@@ -498,9 +563,9 @@ def cluster_label(head: ExactHead, task):
 
 
 def decide_label(head: ExactHead, task) -> Witness | GordanCertificate:
-    """Label ``i`` of ``task = (i, start, rivals)`` by the per-label methods."""
-    i, start, rivals = task
-    return _decide_label(head, i, start, rivals)
+    """Label ``i`` of ``task = (i, start, rivals)`` or ``(i, start, rivals, initial)``
+    by the per-label methods."""
+    return _decide_label(head, *task)
 
 
 def _normalised(i, support, y) -> GordanCertificate:

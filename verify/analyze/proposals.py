@@ -255,12 +255,15 @@ def nnls_support(A: np.ndarray, eq: np.ndarray | None = None) -> list[int] | Non
 
 
 def propose_strict(A: np.ndarray, eq: np.ndarray | None = None, start=None,
-                   max_rounds: int = 60, early: float | None = EARLY_MARGIN):
+                   max_rounds: int = 60, early: float | None = EARLY_MARGIN,
+                   initial: Sequence[int] = ()):
     """Float proposal for ``A z > 0`` (and ``eq . z = 0``): a point or a dependency.
 
     A cutting-plane linear program over the rows ``a_k`` (scaled to unit length) of an
     active set: maximise ``t`` subject to ``a_k . z >= t``, ``eq . z = 0``,
-    ``-1 <= z <= 1``, ``t <= 1``; the rows the optimum violates join the active set
+    ``-1 <= z <= 1``, ``t <= 1``; the active set starts with the rows ``initial``
+    (indices into ``A``) and the rows of smallest margin at ``start`` (or of smallest
+    norm); the rows the optimum violates join the active set
     until none does, or until every row has a margin of at least ``early`` times the
     optimum ``t`` (None: only at the optimum). The program is solved as its dual,
 
@@ -301,7 +304,7 @@ def propose_strict(A: np.ndarray, eq: np.ndarray | None = None, start=None,
         first = np.argsort(unit_products(np.asarray(start, dtype=np.float64)))[:k0]
     else:
         first = np.argsort(raw_norms)[:k0]
-    active = list(dict.fromkeys(int(r) for r in first))
+    active = list(dict.fromkeys([int(r) for r in initial] + [int(r) for r in first]))
     lp = _ColumnProgram(d, e)
     lp.add(An[active] if An is not None else A.take(active) / norms[active][:, None])
     for _ in range(max_rounds):
