@@ -234,3 +234,27 @@ def test_a_warm_start_that_fails_falls_back_to_the_plain_program(monkeypatch):
     result = argmaxable_labels(ExactHead.from_array(W))
     assert warm and set(warm) <= set(cold)
     assert result.unargmaxable == reference.unargmaxable
+
+
+@pytest.mark.parametrize("neighbours, walks", [(0, True), (2, False)])
+def test_the_analysis_walks_only_when_it_decides_no_pairs(monkeypatch, neighbours, walks):
+    """The walk's witnesses lie near a facet, poor ends for the segments of the tie
+    pairs: an analysis that decides pairs does without it."""
+    from verify.analyze.report import analyze, decides_pairs
+
+    W = _cloud_head(seed=0)
+    reference = argmaxable_labels(ExactHead.from_array(W))
+    _force_per_label(monkeypatch)
+    calls = []
+    real = facet_walk.walk
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(facet_walk, "walk", counted)
+    result = analyze(W, neighbours=neighbours, rays=0, cells=False)
+    assert bool(calls) == walks
+    assert result.argmax.unargmaxable == reference.unargmaxable
+    assert decides_pairs(len(W), neighbours, 0) != walks
+    assert decides_pairs(len(W), 0, 3) and decides_pairs(200, 0, 0)

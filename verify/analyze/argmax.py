@@ -216,7 +216,8 @@ class ArgmaxAnalysis:
 
 # --- the argmax method ------------------------------------------------------------------
 
-def _exact_argmax(head: ExactHead, progress=None, workers=None) -> ArgmaxAnalysis:
+def _exact_argmax(head: ExactHead, progress=None, workers=None,
+                  walk: bool = True) -> ArgmaxAnalysis:
     """Decide the labels ``0 .. labels - 1`` of an exact head (every row but the floor
     rows)."""
     n, d = head.labels, head.d
@@ -235,7 +236,7 @@ def _exact_argmax(head: ExactHead, progress=None, workers=None) -> ArgmaxAnalysi
         unique = []
     _tick(progress, n - len(unique))
     if unique and head.screened:
-        _screened_argmax(head, unique, evidence, progress, workers)
+        _screened_argmax(head, unique, evidence, progress, workers, walk)
     elif unique:
         F = head.F
         won, X, rivals = perceptron(F, unique, (F[unique] - F.mean(axis=0)).T,
@@ -251,7 +252,7 @@ def _exact_argmax(head: ExactHead, progress=None, workers=None) -> ArgmaxAnalysi
 
 
 def _screened_argmax(head: ExactHead, unique: list[int], evidence: list, progress,
-                     workers=None) -> None:
+                     workers=None, walk: bool = True) -> None:
     """Large heads: whitened proposals screened in float32 (chunks of
     ``SCREEN_CHUNK`` labels, on ``workers`` if given), then the rest one by one."""
     from verify.analyze.parallel import Workers
@@ -275,24 +276,25 @@ def _screened_argmax(head: ExactHead, unique: list[int], evidence: list, progres
     with stage("interior"):
         tasks = _interior_labels(head, tasks, evidence, progress, workers)
     with stage("per label"):
-        _per_label(head, tasks, evidence, progress, workers)
+        _per_label(head, tasks, evidence, progress, workers, walk)
 
 
-def _per_label(head: ExactHead, tasks: list, evidence: list, progress, workers) -> None:
+def _per_label(head: ExactHead, tasks: list, evidence: list, progress, workers,
+               walk: bool = True) -> None:
     """The labels left by the passes before: the per-label methods in batches of
     ``LABEL_BATCH`` labels (in task order); after each batch the witnesses found spread
     to the labels still undecided across the facets of their regions
     (:mod:`verify.analyze.facet_walk`), and so on from the witnesses that walk finds,
-    until it finds none, before the next batch. Every step depends on the task list
-    alone, not on the number of workers."""
-    from verify.analyze.facet_walk import walk
+    until it finds none, before the next batch (unless ``walk`` is false). Every step
+    depends on the task list alone, not on the number of workers."""
+    from verify.analyze import facet_walk
 
     pending = {task[0]: task for task in tasks}
     near = _nearest_labels(head.F, list(pending), NEAR_LABELS)
     sources: list = []
     while pending:
         while sources:
-            found = walk(head, sources, pending, workers)
+            found = facet_walk.walk(head, sources, pending, workers)
             for k, point in found:
                 evidence[k] = Witness(point=point)
                 del pending[k]
@@ -304,7 +306,7 @@ def _per_label(head: ExactHead, tasks: list, evidence: list, progress, workers) 
                                                   lambda r: _tick(progress, 1))):
             evidence[i] = ev
             del pending[i]
-            if isinstance(ev, Witness):
+            if walk and isinstance(ev, Witness):
                 sources.append((i, ev.point))
 
 
@@ -604,7 +606,7 @@ def _field_argmax(head: FieldHead, progress=None) -> ArgmaxAnalysis:
 
 
 def argmaxable_labels(W: HeadInput, *, progress: ProgressBar | None = None,
-                      workers: Workers | None = None) -> ArgmaxAnalysis:
+                      workers: Workers | None = None, walk: bool = True) -> ArgmaxAnalysis:
     """Decide for every label whether it can be the strict argmax, with exact evidence.
 
     Parameters
@@ -614,6 +616,10 @@ def argmaxable_labels(W: HeadInput, *, progress: ProgressBar | None = None,
     progress : an object with ``update(k)`` (a tqdm bar), or None.
     workers : the :class:`~verify.analyze.parallel.Workers` that share the chunks of a
         large head, or None (made here when needed).
+    walk : whether witnesses spread across facets in the per-label stage of large
+        heads (:mod:`verify.analyze.facet_walk`). Its witnesses lie near a facet, which
+        makes them poor ends for the segments of the tie pairs: the analysis turns it
+        off when it decides pairs.
 
     Returns
     -------
@@ -623,5 +629,5 @@ def argmaxable_labels(W: HeadInput, *, progress: ProgressBar | None = None,
     head = make_head(W)
     if isinstance(head, FieldHead):
         return _field_argmax(head, progress)
-    return _exact_argmax(head, progress, workers)
+    return _exact_argmax(head, progress, workers, walk)
 

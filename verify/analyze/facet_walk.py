@@ -23,7 +23,9 @@ Trained heads have such labels in numbers: the rows of rare tokens or characters
 gather in a dense cloud, whose vertices of the hull have narrow normal cones next to
 one another. On PP-OCRv5's recogniser (18,385 x 120 with its bias) the walk decides
 2,046 of the 3,770 labels that the screen leaves (measured; docs/analyze.md), each of
-which would otherwise have taken a linear program.
+which would otherwise have taken a linear program. Its witnesses lie just beyond a
+facet, poor ends for the segments of the tie pairs, so the analysis walks only when it
+decides no pairs.
 
 Every point found here is a proposal: the crossing points go through the screen of
 :func:`verify.analyze.screen.screened_relaxation` (a few rounds of the relaxation

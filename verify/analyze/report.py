@@ -233,10 +233,18 @@ def analyze(W: HeadInput, *, neighbours: int = DEFAULT_NEIGHBOURS,
                         progress, seconds, t0)
 
 
+def decides_pairs(n: int, neighbours: int, rays: int | None) -> bool:
+    """Whether an analysis of ``n`` labels decides any tie pairs: all of them up to
+    ``ALL_PAIRS_MAX_LABELS`` labels, above those of the cosine neighbours and of the
+    rays (a large head's default is no rays)."""
+    return n <= ALL_PAIRS_MAX_LABELS or neighbours > 0 or bool(rays)
+
+
 def _analyze(head, workers, neighbours, max_cells, force, cells, names, rays, progress,
              seconds, t0) -> HeadAnalysis:
     bar = progress("labels", head.n) if progress else None
-    argmax = argmaxable_labels(head, progress=bar, workers=workers)
+    argmax = argmaxable_labels(head, progress=bar, workers=workers,
+                               walk=not decides_pairs(head.n, neighbours, rays))
     if bar is not None:
         bar.close()
     seconds["argmax"] = time.perf_counter() - t0
@@ -311,7 +319,8 @@ def analyze_with_bias(W, b, *, neighbours: int = 2, names=None, source: str = "t
         head.mahalanobis()
     with (Workers(head, jobs, scheduler) if parallel else nullcontext()) as workers:
         bar = progress("labels", n) if progress else None
-        lifted = argmaxable_labels(head, progress=bar, workers=workers)
+        lifted = argmaxable_labels(head, progress=bar, workers=workers,
+                                   walk=not decides_pairs(n, neighbours, rays))
         if bar is not None:
             bar.close()
         seconds["argmax"] = time.perf_counter() - t0
