@@ -258,3 +258,4 @@ def test_the_analysis_walks_only_when_it_decides_no_pairs(monkeypatch, neighbour
     assert result.argmax.unargmaxable == reference.unargmaxable
     assert decides_pairs(len(W), neighbours, 0) != walks
     assert decides_pairs(len(W), 0, 3) and decides_pairs(200, 0, 0)
+    assert decides_pairs(201, 1, None) and not decides_pairs(201, 0, None)
