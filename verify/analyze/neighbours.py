@@ -25,7 +25,10 @@ float cosine of rows rounded to double precision is within ``(2 d + 10) 2^-53`` 
 the true value (standard dot-product error analysis, Higham, *Accuracy and Stability of
 Numerical Algorithms*, 2002, §3.1), so every label whose float cosine is more than
 ``10^-6`` below the ``k``-th largest float cosine is certainly not among the ``k``
-nearest; all others are ordered exactly. Equal cosines are ordered by label.
+nearest. Among the others, nearly parallel rows (cosines equal to 1 within the float
+error) are sifted by the distances of their unit rows, ``cos = 1 - D^2 / 2``, whose
+float values have a small absolute error (:func:`_nearest_by_distance`); the rest are
+ordered exactly. Equal cosines are ordered by label.
 
 References
 ----------
@@ -277,6 +280,8 @@ def cosine_neighbours(W: HeadInput, k: int = DEFAULT_NEIGHBOURS, *,
                 m = n - k
                 kth = np.partition(cos, m)[m]
                 cand = np.flatnonzero(cos >= kth - COSINE_FILTER)
+                if cand.size > k:
+                    cand = cand[_nearest_by_distance(U, i, cand, k, _unit_errors(head, U))]
             top = _top_exact(head, i, cand, None if exact_only else cos, k)
             out[i] = [(c, display_cosine(head, i, c)) for c in top]
     return out
@@ -372,6 +377,53 @@ def _unit_rows(head) -> tuple[np.ndarray, np.ndarray]:
     return cached
 
 
+def _unit_errors(head, U: np.ndarray | None = None) -> np.ndarray:
+    """For every row, a bound on ``|u_k - w_k / |w_k||`` for its float unit row ``u_k``
+    (computed once per head and process).
+
+    The float row is ``w_k`` with a relative error ``2^-53`` per entry plus an absolute
+    one ``e`` (``head._absolute_error``, truncated low bits); its norm is within
+    ``(d/2 + 2) 2^-53`` relative, and the division adds ``2^-53`` per entry. Doubled for
+    the second-order terms: ``(2 d + 10) 2^-53 + 2 e sqrt(d) / |w_k|`` (the float pass
+    takes only rows with ``e sqrt(d) / |w_k| < 10^-8``); zero rows: infinite.
+    """
+    cached = getattr(head, "_unit_errors", None)
+    if cached is None:
+        if U is None:
+            U, _ = _unit_rows(head)
+        F = np.asarray(head.F, dtype=np.float64)
+        norms = np.linalg.norm(F, axis=1)
+        e = getattr(head, "_absolute_error", 0.0)
+        with np.errstate(divide="ignore"):
+            cached = (2 * head.d + 10) * 2.0 ** -53 + np.where(
+                norms > 0, 2 * e * np.sqrt(head.d) / np.where(norms > 0, norms, 1.0), np.inf)
+        head._unit_errors = cached
+    return cached
+
+
+def _nearest_by_distance(U: np.ndarray, i: int, cand: np.ndarray, k: int,
+                         errors: np.ndarray) -> np.ndarray:
+    """The mask of the labels of ``cand`` that can be among the ``k`` nearest to ``i``
+    by cosine, by the distances of the unit rows.
+
+    ``cos(w_i, w_c) = 1 - D_c^2 / 2`` with ``D_c = |w_i/|w_i| - w_c/|w_c||``: the
+    largest cosines are the smallest distances. For nearly parallel rows the float
+    cosine cannot tell them apart (all are 1 within ``10^-16`` in a blob of trained
+    rows), while ``D_c`` is the norm of a difference, known to a small *absolute*
+    error: ``|D_c - |u_i - u_c|| <= E_i + E_c`` (``errors``, :func:`_unit_errors`), and
+    the float norm of the float difference adds ``(d + 3) 2^-53`` relative (doubled,
+    ``2^-53 D`` for the subtraction within it). With ``t`` the ``k``-th smallest upper
+    bound, every label of the ``k`` nearest (ties included) has ``D_c <= t``, so its
+    lower bound is at most ``t``; the others may be dropped.
+    """
+    diff = U[cand] - U[i]
+    D = np.sqrt(np.einsum("ij,ij->i", diff, diff))
+    spread = errors[cand] + errors[i] + (2 * U.shape[1] + 8) * 2.0 ** -53 * D
+    upper = D + spread
+    t = np.partition(upper, k - 1)[k - 1]
+    return D - spread <= t
+
+
 def _float32_block(head, lo: int, hi: int, k: int) -> list:
     """The neighbour lists of labels ``lo .. hi - 1`` by the float32 pre-filter."""
     U, valid = _unit_rows(head)
@@ -399,6 +451,9 @@ def _float32_block(head, lo: int, hi: int, k: int) -> list:
             # The float64 filter of cosine_neighbours, on the band only.
             m = cand.size - k
             keep = cos64 >= np.partition(cos64, m)[m] - COSINE_FILTER
+            cand, cos64 = cand[keep], cos64[keep]
+        if cand.size > k:
+            keep = _nearest_by_distance(U, i, cand, k, _unit_errors(head))
             cand, cos64 = cand[keep], cos64[keep]
         cos = dict(zip(cand.tolist(), cos64.tolist()))
         top = _top_exact(head, i, cand, cos, k)
