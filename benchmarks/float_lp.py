@@ -78,7 +78,9 @@ class FloatVerdicts:
 
     ``margins[i]`` is ``t*`` of the last LP solved for label ``i`` (the unboxed one for
     the labels in ``rechecked``); ``box_margins`` are those of the first LP (``None``
-    without a box). ``rounds`` and ``rivals`` add up both LPs.
+    without a box). ``rounds`` and ``rivals`` add up both LPs. ``solved`` lists the
+    labels whose LPs were solved (``None``: all); the others have margin ``nan`` and
+    appear in no verdict.
     """
 
     margins: np.ndarray
@@ -88,6 +90,7 @@ class FloatVerdicts:
     failures: list = field(default_factory=list)
     box_margins: np.ndarray | None = None
     rechecked: list = field(default_factory=list)
+    solved: list | None = None
 
     def _argmaxable(self, m) -> list[int]:
         return [int(i) for i in np.flatnonzero(m > self.tol)]
@@ -103,7 +106,10 @@ class FloatVerdicts:
     @property
     def unsure(self) -> list[int]:
         m = self.margins
-        return [int(i) for i in np.flatnonzero(~((m > self.tol) | (m < -self.tol)))]
+        out = np.flatnonzero(~((m > self.tol) | (m < -self.tol)))
+        if self.solved is not None:
+            out = np.intersect1d(out, self.solved)
+        return [int(i) for i in out]
 
     @property
     def box_argmaxable(self) -> list[int] | None:
@@ -216,19 +222,26 @@ UNBOXED_CAP = 1.0
 
 
 def float_argmaxable(W, b=None, *, tol: float = 1e-6, box=100.0, cap=None,
-                     unbox: bool = True, jobs: int = 1, **options) -> FloatVerdicts:
+                     unbox: bool = True, jobs: int = 1, labels=None,
+                     **options) -> FloatVerdicts:
     """The LP of every label of ``W x + b`` (float64 copies of the inputs).
 
     First with the given ``box`` and ``cap`` (default: the paper's box, no cap); then,
     when there is a box and ``unbox`` is true, without the box and with the cap
     :data:`UNBOXED_CAP` for the labels whose first margin is not above ``tol``.
-    ``jobs > 1`` splits the labels over forked worker processes. ``options`` go to
-    :func:`label_margin` (``start``, ``add``, ``violation``, ``max_rounds``).
+    ``jobs > 1`` splits the labels over forked worker processes. ``labels``: solve
+    only these (a sample of a head too large for the LP of every label), each against
+    all rows. ``options`` go to :func:`label_margin` (``start``, ``add``,
+    ``violation``, ``max_rounds``).
     """
     W = np.ascontiguousarray(W, dtype=np.float64)
     n = W.shape[0]
     b = np.zeros(n) if b is None else np.asarray(b, dtype=np.float64).reshape(n)
-    results = _margins(W, b, list(range(n)), dict(options, box=box, cap=cap), jobs)
+    solved = list(range(n)) if labels is None else sorted({int(i) for i in labels})
+    first = _margins(W, b, solved, dict(options, box=box, cap=cap), jobs)
+    results = [LabelMargin(t=float("nan"), x=None, rounds=0, rivals=0)] * n
+    for i, r in zip(solved, first):
+        results[i] = r
     margins = np.array([r.t for r in results])
     rounds = np.array([r.rounds for r in results])
     rivals = np.array([r.rivals for r in results])
@@ -236,7 +249,7 @@ def float_argmaxable(W, b=None, *, tol: float = 1e-6, box=100.0, cap=None,
     if box is not None:
         box_margins = margins.copy()
         if unbox:
-            again = [int(i) for i in np.flatnonzero(~(margins > tol))]
+            again = [i for i in solved if not margins[i] > tol]
             second = _margins(W, b, again, dict(options, box=None, cap=UNBOXED_CAP), jobs)
             for i, r in zip(again, second):
                 results[i] = r
@@ -246,7 +259,8 @@ def float_argmaxable(W, b=None, *, tol: float = 1e-6, box=100.0, cap=None,
     return FloatVerdicts(
         margins=margins, tol=tol, rounds=rounds, rivals=rivals,
         failures=[(i, r.status) for i, r in enumerate(results) if r.status != "optimal"],
-        box_margins=box_margins, rechecked=again)
+        box_margins=box_margins, rechecked=again,
+        solved=None if labels is None else solved)
 
 
 if __name__ == "__main__":  # pragma: no cover - a quick look at one head

@@ -146,3 +146,44 @@ def test_the_benchmark_on_a_directory_of_small_heads(tmp_path, capsys):
     assert "| tiny | 12 × 2 |" in capsys.readouterr().out
     assert bench.main(["--heads", str(tmp_path), "--only", "nobias", "--skip-exact"]) == 0
     assert "| nobias | 3 × 3 |" in capsys.readouterr().out
+
+
+def test_a_sample_of_labels_gets_the_margins_of_the_full_run():
+    W, b = _head(2)
+    full = float_lp.float_argmaxable(W, b)
+    sample = [3, 0, 17, 3, 29]
+    part = float_lp.float_argmaxable(W, b, labels=sample)
+    assert part.solved == [0, 3, 17, 29]
+    assert np.allclose(part.margins[part.solved], full.margins[part.solved], atol=1e-9)
+    others = [i for i in range(len(W)) if i not in part.solved]
+    assert np.isnan(part.margins[others]).all()
+    assert set(part.argmaxable) == set(full.argmaxable) & set(part.solved)
+    assert set(part.unsure) <= set(part.solved)
+    assert set(part.rechecked) <= set(part.solved)
+
+
+def test_the_benchmark_estimates_the_float_lp_from_a_sample(tmp_path, capsys):
+    import json
+
+    spec = importlib.util.spec_from_file_location(
+        "bench_real_heads", _PATH.parent / "bench_real_heads.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.float_sample(10, None) is None and bench.float_sample(10, 10) is None
+    assert bench.float_sample(30, 6) == bench.float_sample(30, 6)  # seeded
+    W, b = _head(4, n=24, d=2)
+    np.save(tmp_path / "tiny_W.npy", W.astype(np.float32))
+    np.save(tmp_path / "tiny_b.npy", b.astype(np.float32))
+    out = tmp_path / "out.json"
+    assert bench.main(["--heads", str(tmp_path), "--json", str(out),
+                       "--float-sample", "6"]) == 0
+    f = json.loads(out.read_text())["heads"][0]
+    sample = bench.float_sample(24, 6)
+    assert f["float"]["estimated"] and f["float"]["sample"] == 6
+    assert f["float"]["cpu_s"] == pytest.approx(f["float"]["sample_times"]["cpu_s"] * 4,
+                                                abs=0.1)
+    assert f["agreement"] == {"disagreements": [], "unsure": 0, "unsure_exact_argmaxable": 0,
+                              "compared": 6,
+                              "exact_argmaxable": len(_exact(W, b) & set(sample))}
+    assert f["float"]["argmaxable"] == f["agreement"]["exact_argmaxable"]
+    assert "of 6 sampled" in capsys.readouterr().out
