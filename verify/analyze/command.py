@@ -8,7 +8,6 @@ namespace carries ``run`` (:func:`run_analyze`), which returns the exit code and
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -326,7 +325,7 @@ def run_analyze(args) -> int:
 
 def _run_analyze(args, profile) -> int:
     from verify.analyze.cells import magnitude
-    from verify.analyze.report import analyze, format_text, to_json
+    from verify.analyze.report import analyze, format_text, write_json
 
     progress = _progress(args.quiet)
     if profile is not None:
@@ -421,12 +420,9 @@ def _run_analyze(args, profile) -> int:
             args.html, result, source=description or args.matrix, labels_file=names_file))
         print(f"verify: report written to {args.html}", file=sys.stderr)
     if args.json:
-        doc = to_json(result)
-        if description is not None:
-            doc["source"] = description
-        doc["labels_file"] = names_file
-        # One string (the C encoder) instead of json.dump's many small writes.
-        sys.stdout.write(json.dumps(doc, separators=(",", ":")) + "\n")
+        extra = {} if description is None else {"source": description}
+        extra["labels_file"] = names_file
+        write_json(result, sys.stdout, extra=extra)
     else:
         print(format_text(result, description or args.matrix))
     return 0

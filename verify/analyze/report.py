@@ -28,6 +28,7 @@ Unargmaxable Classes in Theory but Rarely in Practice", ACL 2022.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -449,41 +450,112 @@ def to_json(a: HeadAnalysis, *, evidence: bool | None = None) -> dict[str, Any]:
     only for heads of at most ``JSON_EVIDENCE_MAX_ENTRIES`` entries. Without them the
     document has the key ``evidence_omitted`` saying where the evidence is.
     """
+    doc = _json_document(a, evidence)
+    for key, value in doc.items():
+        if isinstance(value, _Streamed):
+            doc[key] = value.build()
+    return doc
+
+
+def write_json(a: HeadAnalysis, stream, *, extra: dict | None = None,
+               evidence: bool | None = None) -> None:
+    """Write ``to_json(a)`` with the keys of ``extra`` added, compactly (separators
+    ``,`` and ``:``) and followed by a newline, to the text ``stream``: the bytes of
+    ``json.dumps``, but the witnesses and certificates are encoded one at a time, so
+    that the document (a gigabyte of decimal strings for a large head) is never held
+    in memory as a whole."""
+    doc = _json_document(a, evidence)
+    doc.update(extra or {})
+    out = _Chunked(stream)
+    out.write("{")
+    for n, (key, value) in enumerate(doc.items()):
+        out.write(("," if n else "") + json.dumps(key) + ":")
+        if isinstance(value, _Streamed):
+            value.write(out)
+        else:
+            out.write(_dumps(value))
+    out.write("}\n")
+    out.flush()
+
+
+def _dumps(value) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+class _Chunked:
+    """Pieces of text gathered and written to ``stream`` about a megabyte at a time
+    (one write per piece would be slow)."""
+
+    def __init__(self, stream, size: int = 1 << 20):
+        self.stream, self.size, self.parts, self.length = stream, size, [], 0
+
+    def write(self, text: str) -> None:
+        self.parts.append(text)
+        self.length += len(text)
+        if self.length >= self.size:
+            self.flush()
+
+    def flush(self) -> None:
+        self.stream.write("".join(self.parts))
+        self.parts, self.length = [], 0
+
+
+class _Streamed:
+    """A list (``pairs`` false) or object (``pairs`` true: items ``(key, value)``) of
+    the document, produced by ``items()`` when it is built or written."""
+
+    def __init__(self, items, pairs: bool):
+        self.items, self.pairs = items, pairs
+
+    def build(self):
+        return dict(self.items()) if self.pairs else list(self.items())
+
+    def write(self, out: _Chunked) -> None:
+        out.write("{" if self.pairs else "[")
+        for n, item in enumerate(self.items()):
+            if self.pairs:
+                key, item = item
+                out.write(("," if n else "") + json.dumps(key) + ":" + _dumps(item))
+            else:
+                out.write(("," if n else "") + _dumps(item))
+        out.write("}" if self.pairs else "]")
+
+
+def _json_document(a: HeadAnalysis, evidence: bool | None) -> dict:
+    """The document with its evidence (if any) as :class:`_Streamed` entries."""
     if evidence is None:
         evidence = a.n * a.d <= JSON_EVIDENCE_MAX_ENTRIES
-    if not evidence:
-        doc = _json_document(a, with_evidence=False)
-        doc["evidence_omitted"] = (
-            f"the head has {a.n * a.d} entries, more than {JSON_EVIDENCE_MAX_ENTRIES}: "
-            f"{', '.join(EVIDENCE_KEYS)} are left out; --certificate PATH writes all the "
-            "evidence, checked by 'python -m verify check PATH'")
-        return doc
-    return _json_document(a, with_evidence=True)
 
+    def witnesses():
+        for i, e in enumerate(a.argmax.evidence):
+            if isinstance(e, Witness):
+                yield str(i), [_text(v) for v in e.point]
 
-def _json_document(a: HeadAnalysis, with_evidence: bool) -> dict:
-    witnesses, certificates = {}, {}
-    for i, e in enumerate(a.argmax.evidence if with_evidence else ()):
-        if isinstance(e, Witness):
-            witnesses[str(i)] = [_text(v) for v in e.point]
-        elif isinstance(e, SimplexCertificate):
-            certificates[str(i)] = {"strictly_inside_simplex": list(e.support)}
-        else:
-            certificates[str(i)] = {str(k): _text(y) for k, y in e.multipliers}
-    tie_pairs_, tie_witnesses, non_tie, non_tie_certs = [], [], [], []
+    def certificates():
+        for i, e in enumerate(a.argmax.evidence):
+            if isinstance(e, SimplexCertificate):
+                yield str(i), {"strictly_inside_simplex": list(e.support)}
+            elif not isinstance(e, Witness):
+                yield str(i), {str(k): _text(y) for k, y in e.multipliers}
+
+    def tie_witnesses():
+        for e in a.ties.evidence.values():
+            if isinstance(e, TieWitness):
+                yield [_text(v) for v in e.point]
+
+    def non_tie_certificates():
+        for e in a.ties.evidence.values():
+            if isinstance(e, TieWitness):
+                continue
+            if isinstance(e, SimplexNoTie):
+                yield {"strictly_inside_simplex": e.inside}
+            else:
+                yield {"multipliers": {str(k): _text(y) for k, y in e.multipliers},
+                       "tie": _text(e.tie)}
+
+    tie_pairs_, non_tie = [], []
     for (i, j), e in a.ties.evidence.items():
-        if isinstance(e, TieWitness):
-            tie_pairs_.append([i, j])
-            if with_evidence:
-                tie_witnesses.append([_text(v) for v in e.point])
-        else:
-            non_tie.append([i, j])
-            if with_evidence and isinstance(e, SimplexNoTie):
-                non_tie_certs.append({"strictly_inside_simplex": e.inside})
-            elif with_evidence:
-                non_tie_certs.append({"multipliers": {str(k): _text(y)
-                                                      for k, y in e.multipliers},
-                                      "tie": _text(e.tie)})
+        (tie_pairs_ if isinstance(e, TieWitness) else non_tie).append([i, j])
     c = a.cosine
     per_label = []
     for i, near in enumerate(c.neighbours):
@@ -505,10 +577,10 @@ def _json_document(a: HeadAnalysis, with_evidence: bool) -> dict:
         "pairs_decided": len(a.ties.evidence),
         "pairs_total": a.ties.pairs_total,
         "non_tie_pairs": non_tie,
-        "argmax_witnesses": witnesses,
-        "argmax_certificates": certificates,
-        "tie_witnesses": tie_witnesses,
-        "non_tie_certificates": non_tie_certs,
+        "argmax_witnesses": _Streamed(witnesses, pairs=True),
+        "argmax_certificates": _Streamed(certificates, pairs=True),
+        "tie_witnesses": _Streamed(tie_witnesses, pairs=False),
+        "non_tie_certificates": _Streamed(non_tie_certificates, pairs=False),
         "cosine": {
             "k": c.k,
             "labels_compared": c.labels_compared,
@@ -523,9 +595,13 @@ def _json_document(a: HeadAnalysis, with_evidence: bool) -> dict:
     }
     if a.domain is not None and not a.domain.is_all:
         doc["domain"] = str(a.domain)
-    if not with_evidence:
+    if not evidence:
         for key in EVIDENCE_KEYS:
             del doc[key]
+        doc["evidence_omitted"] = (
+            f"the head has {a.n * a.d} entries, more than {JSON_EVIDENCE_MAX_ENTRIES}: "
+            f"{', '.join(EVIDENCE_KEYS)} are left out; --certificate PATH writes all the "
+            "evidence, checked by 'python -m verify check PATH'")
     return doc
 
 
