@@ -108,11 +108,13 @@ def _pool(head, lead: int, rivals: Sequence[int], skip: Sequence[int]) -> np.nda
     sample of ``3 (d + 1)`` rows from a generator seeded with ``lead`` (first); of
     equal float rows only the first."""
     excluded = set(skip) | {lead}
-    others = np.array([k for k in range(head.n) if k not in excluded], dtype=np.intp)
+    keep = np.ones(head.n, dtype=bool)
+    keep[list(excluded)] = False
+    others = np.flatnonzero(keep)
     size = min(len(others), SAMPLE_PER_DIMENSION * (head.d + 1))
     sample = np.sort(np.random.default_rng(lead).choice(len(others), size, replace=False))
     direction = head.mahalanobis().directions(head.F[[lead]])[:, 0]
-    scores = head.F[others] @ direction
+    scores = (head.F @ direction)[others]  # not F[others]: a copy of the whole head
     far = others[np.argsort(-scores, kind="stable")[: head.d + 1]]
     # The sample first: the walk starts from the first d + 1 (random, well spread).
     pool = np.array(list(dict.fromkeys(others[sample].tolist() + sorted(far.tolist())

@@ -363,7 +363,8 @@ def screened_relaxation(head, labels, starts, *, partners=None, normals=None,
     """Witnesses for ``labels[c]`` (or tie witnesses with ``partners[c]``), proved.
 
     ``starts(cols)`` gives the starting points of the columns ``cols`` (a ``d x len``
-    array; called once per block, so that no ``d x m`` array of all of them exists).
+    array; called once per block, so that no ``d x m`` float array of all of them
+    exists: a round keeps only their integer points, as int32).
     Returns ``(found, left, rivals)``: ``found`` maps a column to its witness (an argmax
     point as an int32 array, or for ties the pair ``(x, p)`` of :func:`tie_point`),
     every one proved by the screen of the module docstring or by the exact check;
@@ -383,47 +384,58 @@ def screened_relaxation(head, labels, starts, *, partners=None, normals=None,
     for round_ in range(rounds):  # noqa: B007 (round 0 reads the starts)
         if not active.size:
             break
-        still = []
+        # The float32 screen of every active column, block by block; then the float64
+        # check of the columns it leaves unsure, all of the round's together (a float64
+        # product of few columns costs nearly as much as one of hundreds).
+        Xi = np.empty((head.d, active.size), dtype=np.int32)  # |entries| <= 2^bits
+        proved = np.zeros(active.size, dtype=bool)
+        floatwin, rival = proved.copy(), np.zeros(active.size, dtype=np.intp)
+        excess, scale = np.zeros(active.size), np.zeros(active.size)
+        tie = None
         for lo in range(0, active.size, step):
             cols = active[lo:lo + step]
+            here = slice(lo, lo + cols.size)
             X = starts(cols) if round_ == 0 else np.stack([left[c] for c in cols], axis=1)
-            Xi = _integer_columns(X, bits)
-            S = rows.F @ Xi.astype(np.float32)
-            t = labels[cols]
+            Xb = _integer_columns(X, bits)
+            Xi[:, here] = Xb
+            S = rows.F @ Xb.astype(np.float32)
             if partners is None:
-                tie = None
-                proved, floatwin, rival, excess, scale = _screen(rows, S, Xi, t)
+                result = _screen(rows, S, Xb, labels[cols])
             else:
-                tie = _tie_parameters(head, rows, Xi, t, partners[cols])
-                proved, floatwin, rival, excess, scale = _screen(
-                    rows, S, Xi, t, partners[cols], *tie[1:])
+                block_tie = _tie_parameters(head, rows, Xb, labels[cols], partners[cols])
+                tie = block_tie if tie is None else tuple(
+                    np.concatenate([a, b]) for a, b in zip(tie, block_tie))
+                result = _screen(rows, S, Xb, labels[cols], partners[cols], *block_tie[1:])
             del S
-            unsure = np.flatnonzero(floatwin & ~proved)
-            if unsure.size:
-                proved[unsure] = _exact_check(head, Xi, t, unsure, partners, cols, tie)
-            for c in np.flatnonzero(proved):
-                col = int(cols[c])
-                left.pop(col, None)
-                if partners is None:
-                    found[col] = Xi[:, c].astype(np.int32)
-                else:
-                    found[col] = (Xi[:, c].astype(np.int32), int(tie[0][c]))
-            lost = np.flatnonzero(~proved)
-            if lost.size:
-                for c in lost:
-                    rivals[int(cols[c])].append(int(rival[c]))
-                # A small push keeps exact ties (excess 0) from stalling.
-                push = np.maximum(excess[lost], 0.0) + 1e-9 * scale[lost]
-                Y = Xi[:, lost] / np.linalg.norm(Xi[:, lost], axis=0)
-                _step(head.F, Y, t[lost], rival[lost], push,
-                      None if normals is None else normals[cols[lost]],
-                      head.mahalanobis().precision)
-                for r, c in enumerate(cols[lost]):
-                    left[int(c)] = Y[:, r]
-                still.append(cols[lost])
-            if progress is not None and np.any(proved):
-                progress.update(int(np.count_nonzero(proved)))
-        active = np.concatenate(still) if still else np.zeros(0, dtype=np.intp)
+            for array, values in zip((proved, floatwin, rival, excess, scale), result):
+                array[here] = values
+        t = labels[active]
+        unsure = np.flatnonzero(floatwin & ~proved)
+        if unsure.size:
+            proved[unsure] = _exact_check(head, Xi, t, unsure, partners, active, tie)
+        for c in np.flatnonzero(proved):
+            col = int(active[c])
+            left.pop(col, None)
+            if partners is None:
+                found[col] = Xi[:, c].copy()
+            else:
+                found[col] = (Xi[:, c].copy(), int(tie[0][c]))
+        lost = np.flatnonzero(~proved)
+        if lost.size:
+            for c in lost:
+                rivals[int(active[c])].append(int(rival[c]))
+            # A small push keeps exact ties (excess 0) from stalling.
+            push = np.maximum(excess[lost], 0.0) + 1e-9 * scale[lost]
+            Y = Xi[:, lost].astype(np.float64)
+            Y /= np.linalg.norm(Y, axis=0)
+            _step(head.F, Y, t[lost], rival[lost], push,
+                  None if normals is None else normals[active[lost]],
+                  head.mahalanobis().precision)
+            for r, c in enumerate(active[lost]):
+                left[int(c)] = Y[:, r]
+        if progress is not None and np.any(proved):
+            progress.update(int(np.count_nonzero(proved)))
+        active = active[lost]
     return found, left, [list(dict.fromkeys(r)) for r in rivals]
 
 
@@ -436,9 +448,9 @@ def _exact_check(head, Xi, t, unsure, partners, cols, tie) -> np.ndarray:
     plain = (np.ones(len(unsure), dtype=bool) if j is None
              else np.isfinite(tie[1][unsure]))
     take = np.flatnonzero(plain)
-    # Three n x step float64 arrays at a time; 256 columns keep the product efficient
-    # and the peak at 0.3 GB for 50,000 labels whatever the budget.
-    step = head.budget.columns(40 * head.n, limit=FLOAT64_CHECK_COLUMNS)
+    # One n x step float64 product at a time; 256 columns keep it efficient and the
+    # peak at 0.1 GB for 50,000 labels whatever the budget.
+    step = head.budget.columns(10 * head.n, limit=FLOAT64_CHECK_COLUMNS)
     for lo in range(0, take.size, step):
         rs = take[lo:lo + step]
         cs = unsure[rs]
@@ -488,20 +500,24 @@ def _float64_check(head, X: np.ndarray, t: np.ndarray, tie) -> np.ndarray:
                                  absolute_error=head._absolute_error)
     S = head.F @ Y
     norms = head.row_norms()
-    D = S[t, cols][None, :] - S
-    del S
-    B = np.multiply.outer(norms, R + delta)
-    B += (norms[t] * (R + delta) + 2 * A)[None, :]
-    B *= COMPARISON_SLACK
-    proved = D > B
-    lost = D < -B
-    del D, B
-    proved[t, cols] = True
+    # First with the largest row norm in the bound, by one maximum per column (the
+    # bound row by row costs several passes over the n x m block): nearly every
+    # column is settled by it; the others take the bound row by row.
+    own = S[t, cols]
+    S[t, cols] = -np.inf
     if tie is not None:
-        proved[j, cols] = True  # tied by construction
-    verdict = ~lost.any(axis=0)
-    for c in np.flatnonzero(verdict & ~proved.all(axis=0)):
-        rows = np.flatnonzero(~proved[:, c])
+        S[j, cols] = -np.inf  # tied by construction
+    margin = own - S.max(axis=0)
+    bound = COMPARISON_SLACK * ((float(norms.max(initial=0.0)) + norms[t]) * (R + delta)
+                                + 2 * A)
+    verdict = margin > bound
+    for c in np.flatnonzero(~verdict & ~(margin < -bound)):
+        B = COMPARISON_SLACK * (norms * (R[c] + delta[c]) + norms[t[c]] * (R[c] + delta[c])
+                                + 2 * A[c])
+        D = own[c] - S[:, c]  # +inf at t (and j)
+        if np.any(D < -B):
+            continue
+        rows = np.flatnonzero(~(D > B))
         verdict[c] = _exact_margins(head, X[:, c], int(t[c]), rows, None if tie is None
                                     else (int(tie[0][c]), int(tie[1][c])))
     return verdict
