@@ -494,3 +494,73 @@ def test_tie_point_is_the_primitive_projection(seed, xbits, zbits, common_factor
     want = [a // g for a in want] if g else want
     assert list(got) == want
     assert sum(a * b for a, b in zip(v, got)) == 0
+
+
+# --- the stall of a chunk's relaxation, and its tail continued together ------------------
+
+def test_a_stalled_relaxation_stops_and_its_columns_continue_from_their_points(monkeypatch):
+    """Labels inside the hull are never proved: with ``stall`` the relaxation stops
+    ``stall`` rounds after its last witness instead of running all its rounds, and
+    continuing the columns left from their points (as the analysis does with the
+    tails of all chunks) proves what one long run proves."""
+    W = _head(4, 200, 5)
+    head = make_head(W)
+    directions = head.mahalanobis()
+    labels = np.arange(head.n)
+
+    def starts(cols):
+        return directions.directions(head.F[labels[cols]])
+
+    rounds = []
+    real = screen_module._screen
+    monkeypatch.setattr(screen_module, "_screen",
+                        lambda *a: rounds.append(1) or real(*a))
+    long_found, long_left, _ = screened_relaxation(head, labels, starts, rounds=40)
+    assert len(rounds) == 40 and long_left  # rows inside the hull: never proved
+    del rounds[:]
+    found, left, rivals = screened_relaxation(head, labels, starts, rounds=40, stall=2)
+    assert len(rounds) < 40
+    assert set(found) | set(left) == set(range(head.n)) and not set(found) & set(left)
+    assert all(rivals[c] for c in left)
+    tail = np.array(sorted(left))
+    X = np.stack([left[c] for c in tail], axis=1)
+    more, still, _ = screened_relaxation(head, labels[tail], lambda cols: X[:, cols],
+                                         rounds=40)
+    proved = set(found) | {int(tail[c]) for c in more}
+    assert proved == set(long_found)
+    assert proved <= set(_without_screen(W).argmax.argmaxable)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_tails_continued_together_answer_like_small_heads(screened, monkeypatch, jobs):
+    """The screens of labels and of tie pairs stopped after their first round, their
+    tails continued in tasks of 4: the answers of the unscreened path, the same output
+    for any number of workers. The relaxation starts from the opposite of its usual
+    directions, so that its witnesses come in the later rounds, after the stall."""
+    import verify.analyze.ties as ties_module
+
+    usual = screen_module.Mahalanobis.directions
+    monkeypatch.setattr(screen_module.Mahalanobis, "directions",
+                        lambda self, rows: -usual(self, rows))
+
+    monkeypatch.setattr(argmax_module, "SCREEN_STALL_ROUNDS", 0)
+    monkeypatch.setattr(argmax_module, "SCREEN_TAIL_CHUNK", 4)
+    monkeypatch.setattr(ties_module, "SCREEN_TAIL_CHUNK", 4)
+    monkeypatch.setattr(ties_module, "SCREEN_TIE_STALL", 0)
+    continued = []
+    if jobs == 1:  # (workers could not report the calls)
+        real = argmax_module.screen_labels
+        monkeypatch.setattr(argmax_module, "screen_labels", lambda head, task: (
+            continued.append(isinstance(task, tuple) and len(real(head, task)[0]) > 0)
+            or real(head, task)))
+    W = _head(5, 260, 6)
+    fast = analyze(W, cells=False, rays=0, jobs=jobs)
+    slow = _without_screen(W)
+    assert fast.argmax.argmaxable == slow.argmax.argmaxable
+    assert fast.ties.tie_pairs == slow.ties.tie_pairs
+    assert fast.ties.non_tie_pairs == slow.ties.non_tie_pairs
+    check_argmax_evidence([list(r) for r in fast.head.Z], fast.argmax)
+    check_tie_evidence([list(r) for r in fast.head.Z], fast.ties)
+    assert any(continued) or jobs == 2  # the tails gave witnesses
+    if jobs == 2:
+        assert _digest(fast) == _digest(analyze(W, cells=False, rays=0, jobs=1))
