@@ -180,7 +180,8 @@ def _distinct_directions(head: ExactHead) -> int:
     Z = head.Zarr // np.gcd.reduce(head.Zarr, axis=1)[:, None]
     first = Z[np.arange(Z.shape[0]), np.argmax(Z != 0, axis=1)]
     Z *= np.where(first < 0, -1, 1)[:, None]
-    return int(np.unique(Z, axis=0).shape[0])
+    # A set of the rows' bytes: np.unique(Z, axis=0) sorts them (3.6 s at 50,257 x 768).
+    return len({row.tobytes() for row in Z})
 
 
 def _maybe_count(head: ExactHead, kind: str, K: int, r: int, max_cells: int,

@@ -46,6 +46,7 @@ from math import gcd, lcm
 from pathlib import Path
 
 import numpy as np
+from flint import fmpq
 
 from verify.io.atomic import open_atomic
 from verify.lp.evidence import Witness
@@ -83,11 +84,22 @@ def _fraction(x) -> Fraction:
     raise UnsupportedHead(SQUARE_ROOTS)
 
 
+def _ratio(x) -> tuple[int, int]:
+    """``(p, q)``, ``q > 0`` coprime, with ``x = p / q`` (:func:`_fraction`, without
+    building a ``Fraction`` for the usual ``fmpq`` and ``int``)."""
+    if type(x) is fmpq:
+        return int(x.p), int(x.q)
+    if type(x) is int:
+        return x, 1
+    f = _fraction(x)
+    return f.numerator, f.denominator
+
+
 def _common_denominator(values) -> tuple[list[int], int]:
     """Integers ``m`` and ``D > 0`` with ``values = m / D`` (``D`` the least one)."""
-    fr = [_fraction(v) for v in values]
-    D = lcm(*(f.denominator for f in fr)) if fr else 1
-    return [int(f * D) for f in fr], D
+    pq = [_ratio(v) for v in values]
+    D = lcm(*(q for _, q in pq)) if pq else 1
+    return [p * (D // q) for p, q in pq], D
 
 
 def _homogeneous(point) -> list[int]:
@@ -369,7 +381,31 @@ class PointRows:
         small = [0 if c in big else v for c, v in enumerate(values)] if big else values
         return np.array(small, dtype=np.int64).reshape(len(values)), big
 
+    def _int64_rows(self) -> np.ndarray | None:
+        """All rows as one int64 array, or None if an entry is not above ``-2^63`` and
+        below ``2^63`` (then :meth:`encode` goes entry by entry)."""
+        m, w = len(self), self.width
+        out = np.empty((m, w), dtype=np.int64)
+        for r, e in enumerate(self.witnesses):
+            if (self.point is None and not hasattr(e, "point_parts")
+                    and set(map(type, e.point)) == {int}):
+                try:
+                    out[r] = e.point  # OverflowError beyond int64
+                except OverflowError:
+                    return None
+            else:
+                row, big = self._parts(e)
+                if big:
+                    return None
+                out[r] = row
+        if m and out.min() == -INT64_BOUND:
+            return None
+        return out
+
     def encode(self) -> tuple[str, dict]:
+        out = self._int64_rows()
+        if out is not None:
+            return "int64", {"": out}
         m, w = len(self), self.width
         out = np.empty((m, w), dtype=np.int64)
         signs = np.empty((m, w), dtype=np.int8)
