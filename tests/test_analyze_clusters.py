@@ -219,3 +219,26 @@ def test_near_duplicate_witnesses_on_workers_give_the_same_output(monkeypatch):
     one = json.dumps(to_json(analyze(W, cells=False, rays=0)))
     two = json.dumps(to_json(analyze(W, cells=False, rays=0, jobs=2)))
     assert one == two
+
+
+def test_near_label_lists_are_the_near_labels_of_each():
+    """The blocked lists against :func:`near_labels` one label at a time, on rows with
+    near duplicates (within ``2^-20``), exact copies and lone rows, in blocks of 3."""
+    from verify.analyze.clusters import near_label_lists, near_labels
+
+    rng = np.random.default_rng(4)
+    F = rng.standard_normal((60, 5)).astype(np.float32)
+    F[10:14] = F[9] * (1 + np.float32(2.0 ** -20) * np.arange(1, 5, dtype=np.float32))[:, None]
+    F[20] = F[21]
+    head = make_head(F)
+    labels = [9, 10, 20, 21, 0, 33, 13]
+    expected = [near_labels(head, i) for i in labels]
+    assert expected[0] == [10, 11, 12, 13] and expected[2] == [21] and expected[4] == []
+    assert near_label_lists(head, labels) == expected
+
+    class Threes:
+        def columns(self, bytes_per_column, limit=None):
+            return 3
+
+    head.budget = Threes()  # blocks of 3 labels
+    assert near_label_lists(head, labels) == expected

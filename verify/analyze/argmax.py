@@ -387,9 +387,15 @@ def _near_duplicate_labels(head: ExactHead, tasks: list, evidence: list, progres
     costs a few products. A label it decides is argmaxable, so no convex weights
     exist for it: the verdicts are those of the other order.
     """
-    found = workers.map(cluster_label, tasks)
+    from verify.analyze.clusters import near_label_lists
+
+    near = near_label_lists(head, [task[0] for task in tasks])
+    # Labels without near-duplicate rows have no cluster witness.
+    tried = [task[:3] + (cluster,) for task, cluster in zip(tasks, near) if cluster]
+    found = dict(zip((task[0] for task in tried), workers.map(cluster_label, tried)))
     left = []
-    for task, point in zip(tasks, found):
+    for task in tasks:
+        point = found.get(task[0])
         if point is None:
             left.append(task)
         else:
@@ -530,14 +536,18 @@ def _exact_label(head: ExactHead, i: int) -> Witness | GordanCertificate:
     return _normalised(i, support, [y for _, y in ev.multipliers])
 
 
-def _cluster_point(head: ExactHead, i: int, start, partner: int | None = None):
+def _cluster_point(head: ExactHead, i: int, start, partner: int | None = None,
+                   near: list[int] | None = None):
     """An exactly checked witness of :func:`verify.analyze.clusters.cluster_witness` for
     ``i`` (and ``partner``) and the rows near them, from ``start`` and then from the
-    Mahalanobis direction; None if there are no such rows or it fails."""
+    Mahalanobis direction; None if there are no such rows or it fails. ``near``: the
+    near labels of ``i``, if known (``partner`` None)."""
     from verify.analyze.clusters import cluster_witness, near_labels
 
     ends = (i,) if partner is None else (i, partner)
-    cluster = list(dict.fromkeys(k for e in ends for k in near_labels(head, e)
+    lists = [near] if near is not None and partner is None else [near_labels(head, e)
+                                                                 for e in ends]
+    cluster = list(dict.fromkeys(k for found in lists for k in found
                                  if k not in ends))
     if not cluster and (partner is None or head.Z[i] != head.Z[partner]):
         return None
@@ -594,11 +604,12 @@ def _screen_together(head: ExactHead, tasks: list, evidence: list, progress,
 
 
 def cluster_label(head: ExactHead, task):
-    """Label ``i`` of ``task = (i, start, rivals)``: an exactly checked witness from the
-    shared top point of ``i`` and its near-duplicate rows (:func:`_cluster_point`), or
-    None (no such rows, or the construction fails)."""
-    i, start, _ = task
-    return _cluster_point(head, i, start)
+    """Label ``i`` of ``task = (i, start, rivals, near)``: an exactly checked witness
+    from the shared top point of ``i`` and its near-duplicate rows ``near``
+    (:func:`verify.analyze.clusters.near_label_lists`; :func:`_cluster_point`), or None
+    (no such rows, or the construction fails)."""
+    i, start, _, near = task
+    return _cluster_point(head, i, start, near=near)
 
 
 def decide_label(head: ExactHead, task) -> Witness | GordanCertificate:

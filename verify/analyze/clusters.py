@@ -101,6 +101,32 @@ def near_labels(head, i: int, relative: float = NEAR_RELATIVE,
     return [int(k) for k in close]
 
 
+def near_label_lists(head, labels, relative: float = NEAR_RELATIVE,
+                     limit: int = MAX_CLUSTER) -> list[list[int]]:
+    """:func:`near_labels` of every label of ``labels``, by one matrix product per
+    block of labels (one product ``F f_i`` per label streams all rows from memory for
+    a single column). The floats may differ from those of :func:`near_labels` in the
+    last bits: a choice of candidates, like it."""
+    labels = list(labels)
+    F = head.F
+    sq = head.row_norms() ** 2
+    step = head.budget.columns(16 * head.n, limit=256)
+    out: list[list[int]] = []
+    for lo in range(0, len(labels), step):
+        block = np.asarray(labels[lo:lo + step], dtype=np.intp)
+        D = F @ F[block].T
+        D *= -2.0
+        D += sq[:, None]
+        D += sq[block][None, :]
+        for c, i in enumerate(block):
+            dist = D[:, c]
+            dist[i] = np.inf
+            close = np.flatnonzero(dist <= (relative ** 2) * float(sq[i]))
+            close = close[np.argsort(dist[close], kind="stable")][:limit]
+            out.append([int(k) for k in close])
+    return out
+
+
 def _differences(head, i: int, labels) -> tuple[list[int], list[tuple]]:
     """The labels of ``labels`` whose rows differ from ``z_i`` and from each other's
     differences, with the rows ``z_i - z_k`` (Python integers)."""
