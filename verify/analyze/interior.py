@@ -122,8 +122,11 @@ def _pool(head, lead: int, rivals: Sequence[int], skip: Sequence[int]) -> np.nda
                     dtype=np.intp)
     # One label per distinct float row: equal rows (exact copies are common in real
     # heads) would make the starting simplex singular and add nothing to the hull.
-    _, first = np.unique(head.F[pool], axis=0, return_index=True)
-    return pool[np.sort(first)]
+    first: dict = {}
+    for k in pool.tolist():
+        # Bytes of the row (+ 0.0: -0.0 is 0.0): np.unique would sort the rows.
+        first.setdefault((head.F[k] + 0.0).tobytes(), k)
+    return np.array(list(first.values()), dtype=np.intp)
 
 
 def simplex_walk(P: np.ndarray, targets: Sequence[np.ndarray], max_pivots: int):
@@ -209,10 +212,13 @@ def whitened(head, labels) -> np.ndarray:
     affine map that makes the rows' covariance the identity (convex weights are
     invariant under affine maps, so they may be sought in these coordinates)."""
     metric = head.mahalanobis()
-    try:
-        L = np.linalg.cholesky(metric.precision)
-    except np.linalg.LinAlgError:
-        L = np.eye(head.d)
+    L = getattr(head, "_whitening", None)
+    if L is None:  # once per head and process: O(d^3)
+        try:
+            L = np.linalg.cholesky(metric.precision)
+        except np.linalg.LinAlgError:
+            L = np.eye(head.d)
+        head._whitening = L
     Y = L.T @ (head.F[list(labels)] - metric.mean).T
     return np.vstack([Y, np.ones((1, Y.shape[1]))])
 
