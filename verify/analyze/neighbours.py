@@ -281,7 +281,7 @@ def cosine_neighbours(W: HeadInput, k: int = DEFAULT_NEIGHBOURS, *,
                 kth = np.partition(cos, m)[m]
                 cand = np.flatnonzero(cos >= kth - COSINE_FILTER)
                 if cand.size > k:
-                    cand = cand[_nearest_by_distance(U, i, cand, k, _unit_errors(head, U))]
+                    cand = cand[_nearest_by_distance(U, i, cand, k, _unit_errors(head))]
             top = _top_exact(head, i, cand, None if exact_only else cos, k)
             out[i] = [(c, display_cosine(head, i, c)) for c in top]
     return out
@@ -377,7 +377,7 @@ def _unit_rows(head) -> tuple[np.ndarray, np.ndarray]:
     return cached
 
 
-def _unit_errors(head, U: np.ndarray | None = None) -> np.ndarray:
+def _unit_errors(head) -> np.ndarray:
     """For every row, a bound on ``|u_k - w_k / |w_k||`` for its float unit row ``u_k``
     (computed once per head and process).
 
@@ -389,8 +389,6 @@ def _unit_errors(head, U: np.ndarray | None = None) -> np.ndarray:
     """
     cached = getattr(head, "_unit_errors", None)
     if cached is None:
-        if U is None:
-            U, _ = _unit_rows(head)
         F = np.asarray(head.F, dtype=np.float64)
         norms = np.linalg.norm(F, axis=1)
         e = getattr(head, "_absolute_error", 0.0)
