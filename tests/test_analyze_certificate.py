@@ -649,18 +649,20 @@ def test_identities_beyond_the_prime_limit_are_computed_in_integers(square, monk
     assert status == "INVALID" and message.startswith("convex weights[0] of label 4")
 
 
-@pytest.mark.parametrize("top", [5, 2 ** 62, 2 ** 63 - 1, 2 ** 63, 2 ** 95])
-def test_points_computed_one_at_a_time_encode_like_the_list(top):
-    """``PointRows`` (two passes, no list of all points) gives the arrays of the list."""
+@pytest.mark.parametrize("point", [list, None])
+@pytest.mark.parametrize("top", [5, 2 ** 62, 2 ** 63 - 1, 2 ** 63, 2 ** 95, -2 ** 63])
+def test_points_computed_one_at_a_time_encode_like_the_list(top, point):
+    """``PointRows`` (two passes, no list of all points; ``point`` None: rows of
+    Python ints taken as they are) gives the arrays of the list."""
     from types import SimpleNamespace
 
     from verify.analyze.certificate import PointRows, encode
 
-    rows = [[top, -3, 0], [0, 0, 0], [-top, 1, 2 ** 40], [7, -(top // 2), 1]]
-    lazy = PointRows([SimpleNamespace(point=tuple(r)) for r in rows], list, 3)
+    rows = [[top, -3, 0], [0, 0, 0], [-abs(top), 1, 2 ** 40], [7, -(top // 2), 1]]
+    lazy = PointRows([SimpleNamespace(point=tuple(r)) for r in rows], point, 3)
     enc, parts = encode(lazy)
     ref_enc, ref_parts = encode(rows)
-    assert enc == ref_enc == ("int64" if top < 2 ** 63 else "limbs")
+    assert enc == ref_enc == ("int64" if -2 ** 63 <= top < 2 ** 63 else "limbs")
     assert parts.keys() == ref_parts.keys()
     for key in parts:
         assert parts[key].dtype == ref_parts[key].dtype

@@ -382,8 +382,9 @@ class PointRows:
         return np.array(small, dtype=np.int64).reshape(len(values)), big
 
     def _int64_rows(self) -> np.ndarray | None:
-        """All rows as one int64 array, or None if an entry is not above ``-2^63`` and
-        below ``2^63`` (then :meth:`encode` goes entry by entry)."""
+        """All rows as one int64 array, or None if an entry does not fit in int64 (then
+        :meth:`encode` goes entry by entry). Only rows of Python ``int`` are assigned
+        directly: numpy would truncate other numbers silently."""
         m, w = len(self), self.width
         out = np.empty((m, w), dtype=np.int64)
         for r, e in enumerate(self.witnesses):
@@ -398,8 +399,6 @@ class PointRows:
                 if big:
                     return None
                 out[r] = row
-        if m and out.min() == -INT64_BOUND:
-            return None
         return out
 
     def encode(self) -> tuple[str, dict]:
