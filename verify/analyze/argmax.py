@@ -121,10 +121,6 @@ __all__ = [
 POINT_BITS = (3, 8, 26, 52)
 #: Bits of the argmax witnesses found by the screen (entries at most 2^16).
 SCREEN_POINT_BITS = 16
-#: The screen of a chunk stops after this many rounds without a witness; the labels
-#: left by all chunks then continue together, ``SCREEN_TAIL_CHUNK`` per task.
-SCREEN_STALL_ROUNDS = 3
-SCREEN_TAIL_CHUNK = 256
 #: Labels (or pairs) per task of the screen; fixed, so that the output does not
 #: depend on the number of workers.
 SCREEN_CHUNK = 2048
@@ -269,13 +265,12 @@ def _screened_argmax(head: ExactHead, unique: list[int], evidence: list, progres
     with stage("screen"):
         results = workers.map(screen_labels, chunks,
                               lambda r: _tick(progress, len(r[0])))
-        tasks = []
-        for chunk, (found, left, rivals) in zip(chunks, results):
-            for c, point in found.items():
-                evidence[int(chunk[c])] = Witness(point=small_int_tuple(point,
-                                                                        SCREEN_POINT_BITS))
-            tasks.extend((int(chunk[c]), x, rivals[c]) for c, x in left.items())
-        tasks = _screen_together(head, tasks, evidence, progress, workers)
+    tasks = []
+    for chunk, (found, left, rivals) in zip(chunks, results):
+        for c, point in found.items():
+            evidence[int(chunk[c])] = Witness(point=small_int_tuple(point,
+                                                                    SCREEN_POINT_BITS))
+        tasks.extend((int(chunk[c]), x, rivals[c]) for c, x in left.items())
     with stage("near duplicates"):
         tasks = _near_duplicate_labels(head, tasks, evidence, progress, workers)
     with stage("interior"):
@@ -560,47 +555,15 @@ def _cluster_point(head: ExactHead, i: int, start, partner: int | None = None,
     return None
 
 
-def screen_labels(head: ExactHead, task):
+def screen_labels(head: ExactHead, labels: np.ndarray):
     """One chunk of :func:`argmaxable_labels` for large heads (a task of
     :class:`verify.analyze.parallel.Workers`): ``(found, left, rivals)`` of
-    :func:`verify.analyze.screen.screened_relaxation`, ``rivals`` only for ``left``.
-
-    ``task`` is an array of labels, started from their Mahalanobis directions and
-    stopped after ``SCREEN_STALL_ROUNDS`` rounds without a witness, or ``(labels, X)``:
-    labels continued from the points ``X`` (columns) for ``PERCEPTRON_ROUNDS`` rounds
-    (:func:`_screen_together`)."""
-    if isinstance(task, tuple):
-        labels, X = task
-        found, left, rivals = screened_relaxation(
-            head, labels, lambda cols: X[:, cols], rounds=PERCEPTRON_ROUNDS,
-            bits=SCREEN_POINT_BITS)
-    else:
-        labels, directions = task, head.mahalanobis()
-        found, left, rivals = screened_relaxation(
-            head, labels, lambda cols: directions.directions(head.F[labels[cols]]),
-            rounds=PERCEPTRON_ROUNDS, bits=SCREEN_POINT_BITS, stall=SCREEN_STALL_ROUNDS)
+    :func:`verify.analyze.screen.screened_relaxation`, ``rivals`` only for ``left``."""
+    directions = head.mahalanobis()
+    found, left, rivals = screened_relaxation(
+        head, labels, lambda cols: directions.directions(head.F[labels[cols]]),
+        rounds=PERCEPTRON_ROUNDS, bits=SCREEN_POINT_BITS)
     return found, left, {c: rivals[c] for c in left}
-
-
-def _screen_together(head: ExactHead, tasks: list, evidence: list, progress,
-                     workers) -> list:
-    """The labels whose relaxation stalled in their chunks, continued together (chunks
-    of ``SCREEN_TAIL_CHUNK``): a few labels of each chunk kept it going for dozens of
-    rounds, each a product with all rows for a handful of columns. Returns the tasks
-    still undecided, their rivals from both passes."""
-    if not tasks:
-        return tasks
-    parts = [tasks[lo:lo + SCREEN_TAIL_CHUNK] for lo in range(0, len(tasks), SCREEN_TAIL_CHUNK)]
-    work = [(np.array([t[0] for t in part], dtype=np.intp),
-             np.stack([t[1] for t in part], axis=1)) for part in parts]
-    results = workers.map(screen_labels, work, lambda r: _tick(progress, len(r[0])))
-    out = []
-    for part, (found, left, rivals) in zip(parts, results):
-        for c, point in found.items():
-            evidence[part[c][0]] = Witness(point=small_int_tuple(point, SCREEN_POINT_BITS))
-        out.extend((part[c][0], x, list(dict.fromkeys(part[c][2] + rivals[c])))
-                   for c, x in left.items())
-    return out
 
 
 def cluster_label(head: ExactHead, task):

@@ -359,8 +359,7 @@ def _step(F: np.ndarray, Y: np.ndarray, t: np.ndarray, rival: np.ndarray,
 
 
 def screened_relaxation(head, labels, starts, *, partners=None, normals=None,
-                        rounds: int = 60, bits: int = 16, progress=None,
-                        stall: int | None = None):
+                        rounds: int = 60, bits: int = 16, progress=None):
     """Witnesses for ``labels[c]`` (or tie witnesses with ``partners[c]``), proved.
 
     ``starts(cols)`` gives the starting points of the columns ``cols`` (a ``d x len``
@@ -371,10 +370,7 @@ def screened_relaxation(head, labels, starts, *, partners=None, normals=None,
     every one proved by the screen of the module docstring or by the exact check;
     ``left`` maps each other column to its last float point, and ``rivals[c]`` lists
     the labels that beat column ``c`` on the way. Columns go in blocks sized by the
-    head's memory budget. ``stall``: stop early after that many rounds in a row that
-    proved no column (0: after round 0): the few columns still active make each
-    round's product inefficient; the caller continues them together with those of
-    other calls, from ``left`` (every column's course depends on its own point alone).
+    head's memory budget.
     """
     rows = head.float32_rows()
     labels = np.asarray(labels, dtype=np.intp)
@@ -385,9 +381,8 @@ def screened_relaxation(head, labels, starts, *, partners=None, normals=None,
     left: dict = {}
     active = np.arange(m)
     step = head.budget.columns(12 * head.n, limit=2048)
-    idle = 0
     for round_ in range(rounds):  # noqa: B007 (round 0 reads the starts)
-        if not active.size or (stall is not None and round_ > 0 and idle >= stall):
+        if not active.size:
             break
         # The float32 screen of every active column, block by block; then the float64
         # check of the columns it leaves unsure, all of the round's together (a float64
@@ -440,7 +435,6 @@ def screened_relaxation(head, labels, starts, *, partners=None, normals=None,
                 left[int(c)] = Y[:, r]
         if progress is not None and np.any(proved):
             progress.update(int(np.count_nonzero(proved)))
-        idle = 0 if round_ == 0 or np.any(proved) else idle + 1
         active = active[lost]
     return found, left, [list(dict.fromkeys(r)) for r in rivals]
 
@@ -493,6 +487,7 @@ def _float64_check(head, X: np.ndarray, t: np.ndarray, tie) -> np.ndarray:
     witness); the rows left are computed in integers (:func:`_exact_margins`). Row ``j``
     ties with ``t`` at ``x'`` for every ``x`` (see :func:`_exact_margins`).
     """
+    n = head.n
     m = X.shape[1]
     cols = np.arange(m)
     Y = X.astype(np.float64)

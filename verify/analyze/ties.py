@@ -87,7 +87,6 @@ from flint import fmpq, fmpz_mat
 
 from verify.analyze.argmax import (
     SCREEN_CHUNK,
-    SCREEN_TAIL_CHUNK,
     ArgmaxAnalysis,
     _cluster_point,
     _integral,
@@ -138,9 +137,6 @@ CERTIFY_CHUNK = 4096
 #: Relaxation rounds of the screened tie search, and the bits of its points.
 SCREEN_TIE_ROUNDS = 30
 SCREEN_TIE_BITS = 20
-#: The tie screen of a chunk stops after this many rounds without a witness; the pairs
-#: left by all chunks then continue together, ``SCREEN_TAIL_CHUNK`` per task.
-SCREEN_TIE_STALL = 3
 #: Pairs per task of the segment witnesses of screened heads.
 SEGMENT_CHUNK = 256
 
@@ -656,33 +652,15 @@ def _screened_plane_witnesses(head: ExactHead, pairs: list, progress, workers):
         for c, x in left.items():
             starts[pairs[lo + c]] = x
             rivals[pairs[lo + c]] = chunk_rivals[c]
-    # The pairs whose relaxation stalled in their chunks, continued together.
-    tail = list(starts)
-    parts = [tail[lo:lo + SCREEN_TAIL_CHUNK] for lo in range(0, len(tail), SCREEN_TAIL_CHUNK)]
-    work = [(np.array([p[0] for p in part], dtype=np.intp),
-             np.array([p[1] for p in part], dtype=np.intp),
-             np.stack([starts[p] for p in part], axis=1)) for part in parts]
-    results = workers.map(screen_pairs, work, lambda r: _tick(progress, len(r[0])))
-    for part, (found, left, chunk_rivals) in zip(parts, results):
-        for c, (x, p) in found.items():
-            i, j = part[c]
-            witnesses[part[c]] = ProjectedTieWitness(head, i, j, x, p)
-            del starts[part[c]], rivals[part[c]]
-        for c, x in left.items():
-            starts[part[c]] = x
-            rivals[part[c]] = list(dict.fromkeys(rivals[part[c]] + chunk_rivals[c]))
     return witnesses, rivals, starts
 
 
 def screen_pairs(head: ExactHead, chunk):
     """One chunk ``(I, J)`` of pairs: tie witnesses on the hyperplanes
     ``(w_i - w_j) . x = 0``, from the Mahalanobis direction of the midpoint,
-    ``C^-1 ((w_i + w_j)/2 - mu)`` projected onto the hyperplane, stopped after
-    ``SCREEN_TIE_STALL`` rounds without a witness; or ``(I, J, X)``: continued from the
-    points ``X`` (columns) for ``SCREEN_TIE_ROUNDS`` rounds. Returns ``(found, left,
-    rivals)`` of :func:`verify.analyze.screen.screened_relaxation`."""
-    I, J = chunk[:2]
-    X = chunk[2] if len(chunk) > 2 else None
+    ``C^-1 ((w_i + w_j)/2 - mu)`` projected onto the hyperplane. Returns ``(found,
+    left, rivals)`` of :func:`verify.analyze.screen.screened_relaxation`."""
+    I, J = chunk
     directions = head.mahalanobis()
 
     def normals(rows) -> np.ndarray:
@@ -692,8 +670,6 @@ def screen_pairs(head: ExactHead, chunk):
         return v / nv[:, None]
 
     def starts(cols) -> np.ndarray:
-        if X is not None:
-            return X[:, cols]
         v = normals(cols)
         x = directions.directions((head.F[I[cols]] + head.F[J[cols]]) / 2)
         return x - v.T * np.sum(x * v.T, axis=0)[None, :]
@@ -707,9 +683,7 @@ def screen_pairs(head: ExactHead, chunk):
         found, left, rivals = screened_relaxation(head, I, starts, partners=J,
                                                   normals=_Rows(normals),
                                                   rounds=SCREEN_TIE_ROUNDS,
-                                                  bits=SCREEN_TIE_BITS,
-                                                  stall=None if X is not None
-                                                  else SCREEN_TIE_STALL)
+                                                  bits=SCREEN_TIE_BITS)
     return found, left, {c: rivals[c] for c in left}
 
 
