@@ -875,3 +875,18 @@ def test_the_lp_solver_writes_nothing_to_stdout():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout == ""
+
+
+def test_distinct_directions_of_integer_arrays_match_primitive_rows():
+    """The count of rows up to scaling, from the int64 array (a set of the rows'
+    bytes) against the primitive rows of Python integers, one by one."""
+    from verify.analyze.cells import _distinct_directions, _primitive_direction
+
+    rng = np.random.default_rng(6)
+    Z = rng.integers(-4, 5, size=(60, 3))
+    Z[60 // 2:] = Z[:60 // 2] * rng.choice([-3, -1, 2, 5], size=(30, 1))  # scaled copies
+    Z[Z.sum(axis=1) == 0] += 1
+    head = make_head(Z.astype(np.int64))
+    assert head.Zarr is not None
+    expected = {_primitive_direction([int(v) for v in row]) for row in Z} - {None}
+    assert _distinct_directions(head) == len(expected) < 60
