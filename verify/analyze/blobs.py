@@ -26,11 +26,11 @@ Algorithm
    from it.
 2. **Proposal** for each group of at least ``BLOB_MIN_SIZE`` labels: the cutting-plane
    linear program of :func:`verify.analyze.proposals.label_proposal` for the group's first
-   label against the rows outside the group (scipy's HiGHS on an active set of rows,
-   never the whole head at once). An infeasible program gives a support ``S`` (a basic
-   solution, at most ``d + 1`` rows); a feasible one says that the blob reaches the
-   hull, and the group is left to the screen (its members may be vertices of the
-   blob's own tiny hull).
+   label against the rows away from the blob (rows near it that the group misses are
+   left out too), by HiGHS on an active set of rows, never the whole head at once. An
+   infeasible program gives a support ``S`` (a basic solution, at most ``d + 1``
+   rows); a feasible one says that the blob reaches the hull, and the group is left to
+   the screen (its members may be vertices of the blob's own tiny hull).
 3. **Proof** for each member with the same ``S`` (``d + 1`` rows), and for the labels
    near the blob's centroid that no group holds (:func:`stragglers`: members cut off
    by a cell boundary).
@@ -108,9 +108,14 @@ def blob_support(head, group: Sequence[int], min_size: int = BLOB_MIN_SIZE):
     if len(group) < min_size or head.Zarr is None:
         return None
     lead = group[0]
+    # Rows near the blob that no group holds (cut off by a cell boundary) are kept
+    # out of the support as well: a support with such a row writes the lead as almost
+    # that row alone, and its simplex holds few of the other members.
+    near = stragglers(head, np.arange(head.n), group)
+    skip = sorted(set(group[1:]) | (set(near) - {lead}))
     with threadpool_limits(limits=1, user_api="blas"):
-        proposal = label_proposal(head, lead, skip=group[1:],
-                                  start=head.F[lead] - head.F.mean(axis=0))
+        proposal = label_proposal(head, lead, skip=skip,
+                                  start=head.F[lead] - head.F.mean(axis=0), basic=True)
     if proposal is None or proposal[0] != "support":
         return None
     support = tuple(sorted(int(k) for k in proposal[1]))

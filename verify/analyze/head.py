@@ -348,6 +348,7 @@ class ExactHead:
             approx = np.array([[v >> shift for v in row] for row in self.Z], dtype=np.int64)
             self.F = np.ldexp(approx.astype(np.float64), shift - bits)
             self._absolute_error = 2.0 ** -61  # the truncated low bits, in units of F
+        self._row_squares = None
         self._row_norms = None
         self._float32 = None
         self._mahalanobis = None
@@ -401,10 +402,16 @@ class ExactHead:
             self._rows = [[fmpq(v) for v in row] for row in self.Z]
         return self._rows
 
+    def row_squares(self) -> np.ndarray:
+        """Float squared norms of the rows of ``F`` (cached)."""
+        if self._row_squares is None:
+            self._row_squares = np.einsum("ij,ij->i", self.F, self.F)
+        return self._row_squares
+
     def row_norms(self) -> np.ndarray:
         """Float norms of the rows of ``F`` (cached)."""
         if self._row_norms is None:
-            self._row_norms = np.sqrt(np.einsum("ij,ij->i", self.F, self.F))
+            self._row_norms = np.sqrt(self.row_squares())
         return self._row_norms
 
     # -- exact products ------------------------------------------------------------------

@@ -65,6 +65,8 @@ class Differences:
 
     def __init__(self, head, i: int, skip=()):
         self.F, self.i = head.F, i
+        self._squares = getattr(head, "row_squares", None)
+        self._norms = None
         excluded = {i, *skip}
         self.labels = [k for k in range(head.n) if k not in excluded]
         self._index = np.array(self.labels, dtype=np.intp)
@@ -103,13 +105,19 @@ class Differences:
             if vv:
                 A = A - np.outer(A @ along, along) / vv
             return np.linalg.norm(A, axis=1)
-        Fi = self.F[self.i]
-        sq = np.einsum("ij,ij->i", self.F, self.F)[self._index]
-        out = sq - 2.0 * (self.F @ Fi)[self._index] + float(Fi @ Fi)
         vv = None if along is None else float(along @ along)
+        if not (vv and np.isfinite(vv)) and self._norms is not None:
+            return self._norms
+        Fi = self.F[self.i]
+        squares = (self._squares() if self._squares is not None
+                   else np.einsum("ij,ij->i", self.F, self.F))
+        out = squares[self._index] - 2.0 * (self.F @ Fi)[self._index] + float(Fi @ Fi)
         if vv and np.isfinite(vv):
             out = out - (self @ along) ** 2 / vv
-        return np.sqrt(np.maximum(out, 0.0))
+            return np.sqrt(np.maximum(out, 0.0))
+        # The norms of the rows themselves are asked for again and again: kept.
+        self._norms = np.sqrt(np.maximum(out, 0.0))
+        return self._norms
 
 
 def _round_point(x, bits: int):
@@ -125,12 +133,15 @@ def _round_point(x, bits: int):
     return [v // g for v in ints] if g > 1 else ints
 
 
-def label_proposal(head, i: int, skip: Sequence[int] = (), start=None):
-    """The cutting-plane program of :func:`propose_strict` for label ``i`` against the
-    rows other than ``i`` and ``skip``: ``("point", x)``, ``("support", labels)`` or
-    None. A float proposal only."""
+def label_proposal(head, i: int, skip: Sequence[int] = (), start=None,
+                   basic: bool = False):
+    """The cutting planes of :func:`propose_strict` for label ``i`` against the rows
+    other than ``i`` and ``skip``: ``("point", x)``, ``("support", labels)`` or None.
+    ``basic``: by the simplex method (a basic solution, whose support usually has
+    ``d + 1`` rows where the minimum-norm point may lie on a smaller face). A float
+    proposal only."""
     A = Differences(head, i, skip=skip)
-    found = propose_strict(A, start=start)
+    found = propose_strict(A, start=start, method="columns" if basic else "nnls")
     if found is not None and found[0] == "support":
         return ("support", [A.labels[r] for r in found[1]])
     return found
@@ -256,16 +267,129 @@ def nnls_support(A: np.ndarray, eq: np.ndarray | None = None) -> list[int] | Non
 
 def propose_strict(A: np.ndarray, eq: np.ndarray | None = None, start=None,
                    max_rounds: int = 60, early: float | None = EARLY_MARGIN,
-                   initial: Sequence[int] = ()):
+                   initial: Sequence[int] = (), method: str = "nnls"):
     """Float proposal for ``A z > 0`` (and ``eq . z = 0``): a point or a dependency.
 
-    A cutting-plane linear program over the rows ``a_k`` (scaled to unit length) of an
-    active set: maximise ``t`` subject to ``a_k . z >= t``, ``eq . z = 0``,
-    ``-1 <= z <= 1``, ``t <= 1``; the active set starts with the rows ``initial``
-    (indices into ``A``) and the rows of smallest margin at ``start`` (or of smallest
-    norm); the rows the optimum violates join the active set
-    until none does, or until every row has a margin of at least ``early`` times the
-    optimum ``t`` (None: only at the optimum). The program is solved as its dual,
+    Cutting planes over the rows ``b_k`` of an active set: the rows ``a_k`` projected
+    onto ``eq^perp`` and scaled to unit length. Each round the Lawson-Hanson method
+    (scipy's ``nnls``) minimises
+
+        ``|p|^2 + (sum_k y_k - 1)^2``,   ``p = sum_k y_k b_k``,  ``y >= 0``
+
+    over the active set. Its optimality conditions say ``b_k . p >= s`` for every
+    active row, with equality where ``y_k > 0``, and ``s = 1 - sum y = |p|^2 / sum y``:
+    so ``p`` is a point of margin ``s > 0`` on the active rows (the nearest point to
+    the origin of their convex hull, scaled: Wolfe's minimum-norm point), or, at
+    residual zero, ``y`` is a dependency ``sum y_k b_k = 0`` (a Gordan certificate in
+    floating point) whose support has linearly independent rows, so at most ``d + 1``.
+    The rows of ``A`` that ``p`` leaves below ``s`` join the active set (the
+    ``max(d, 4)`` most violated) until none does, or until every row has a margin of at
+    least ``early`` times ``s`` (None: only at the optimum). The active set starts with
+    the rows ``initial`` (indices into ``A``) and the rows of smallest margin at
+    ``start`` (or of smallest norm).
+
+    This is the dual of the linear program that maximises the smallest margin, with
+    the unit ball in place of a box: the same points and supports, and on trained heads
+    about four times faster than the same cutting planes in a simplex solver (measured
+    on PP-OCRv5: one NNLS of a few hundred columns against a warm re-solve in HiGHS).
+    Where NNLS gives up, or with ``method="columns"``, the cutting planes run in HiGHS
+    (:func:`_propose_by_columns`).
+
+    Returns ``("point", z)`` (``z`` a float array), ``("support", rows)`` (indices into
+    ``A``, at most ``d + 1``), or ``None`` if both gave up. Nothing returned is
+    trusted: the caller certifies.
+    """
+    N, d = A.shape
+    if N == 0:
+        return ("point", np.ones(d))
+    if isinstance(A, np.ndarray):
+        A = _Dense(A)
+    e = _unit_vector(eq)
+    active = _first_rows(A, e, start, initial)
+    found = (_propose_by_nnls(A, e, active, max_rounds, early) if method == "nnls"
+             else None)
+    if found is None:
+        found = _propose_by_columns(A, e, active, max_rounds, early)
+    return found
+
+
+def _unit_vector(eq):
+    if eq is None:
+        return None
+    ne = float(np.linalg.norm(eq))
+    return eq / ne if ne > 0 else None
+
+
+def _first_rows(A, e, start, initial) -> list[int]:
+    """The starting active set of :func:`propose_strict`: ``initial``, then the
+    ``max(2 d + 2, 8)`` rows of smallest normalised margin at ``start`` (or of
+    smallest norm)."""
+    N, d = A.shape
+    norms = _projected_norms(A, e)
+    k0 = min(N, max(2 * d + 2, 8))
+    if start is not None and np.all(np.isfinite(start)) and np.any(start):
+        first = np.argsort((A @ np.asarray(start, dtype=np.float64)) / norms)[:k0]
+    else:
+        first = np.argsort(norms)[:k0]
+    return list(dict.fromkeys([int(r) for r in initial] + [int(r) for r in first]))
+
+
+def _projected_norms(A, e) -> np.ndarray:
+    """Norms of the rows of ``A`` orthogonal to ``e`` (zeros made 1: they only rank)."""
+    norms = A.norms() if e is None else A.norms(along=e)
+    norms = np.array(norms, dtype=np.float64)
+    norms[~(norms > 0)] = 1.0
+    return norms
+
+
+def _propose_by_nnls(A, e, active: list[int], max_rounds: int, early):
+    """The cutting planes of :func:`propose_strict` with NNLS; None if it gives up."""
+    from scipy.optimize import nnls
+
+    N, d = A.shape
+    norms = _projected_norms(A, e)
+    active = list(active)
+    rhs = np.zeros(d + 1)
+    rhs[d] = 1.0
+    for _ in range(max_rounds):
+        B = np.array(A.take(active), dtype=np.float64)
+        if e is not None:
+            B -= np.outer(B @ e, e)
+        lengths = np.linalg.norm(B, axis=1)
+        zero = np.flatnonzero(lengths == 0)
+        if zero.size:
+            # a_k = 0, or a_k parallel to eq: no z has a_k . z > 0.
+            return ("support", [active[int(zero[0])]])
+        B /= lengths[:, None]
+        M = np.vstack([B.T, np.ones((1, len(active)))])
+        try:
+            y, residual = nnls(M, rhs, maxiter=50 * M.shape[1])
+        except RuntimeError:  # pragma: no cover - iteration limit
+            return None
+        if not np.all(np.isfinite(y)) or not np.any(y > 0):
+            return None
+        if residual <= 1e-9:
+            top = float(y.max())
+            return ("support", [active[r] for r in range(y.size) if y[r] > 1e-9 * top])
+        z = B.T @ y
+        s = 1.0 - float(y.sum())
+        margins = (A @ z) / norms
+        if early is not None and margins.min() > early * s:
+            return ("point", z)
+        inside = set(active)
+        order = np.argsort(margins)
+        new = [int(r) for r in order[: 4 * d + 8]
+               if margins[r] < s * (1 - 1e-9) and int(r) not in inside][: max(d, 4)]
+        if not new:
+            return ("point", z)
+        active.extend(new)
+    return None
+
+
+def _propose_by_columns(A, e, active: list[int], max_rounds: int, early):
+    """The cutting planes of :func:`propose_strict` as a linear program: maximise
+    ``t`` subject to ``a_k . z >= t`` (unit rows), ``eq . z = 0``, ``-1 <= z <= 1``,
+    ``t <= 1``, solved as its dual,
 
         minimise  sum_j (p_j + q_j) + s
         subject to  p - q - sum_k y_k a_k - mu eq = 0,   sum_k y_k + s = 1,
@@ -276,16 +400,8 @@ def propose_strict(A: np.ndarray, eq: np.ndarray | None = None, start=None,
     round from the last basis (Dantzig & Wolfe's column generation). The point ``z``
     is the dual value of the first ``d`` rows, the optimum ``t`` the objective; at
     ``t <= 0`` the weights ``y`` are a dependency ``sum y_k a_k + mu eq = 0``.
-
-    Returns ``("point", z)`` (``z`` a float array), ``("support", rows)`` (indices into
-    ``A``, at most ``d + 1``), or ``None`` if the solver gave up. Nothing returned is
-    trusted: the caller certifies.
     """
     N, d = A.shape
-    if N == 0:
-        return ("point", np.ones(d))
-    if isinstance(A, np.ndarray):
-        A = _Dense(A)
     raw_norms = A.norms()
     norms = raw_norms.copy()
     norms[norms == 0] = 1.0
@@ -295,16 +411,7 @@ def propose_strict(A: np.ndarray, eq: np.ndarray | None = None, start=None,
     def unit_products(z):
         return An @ z if An is not None else (A @ z) / norms
 
-    e = None
-    if eq is not None:
-        ne = float(np.linalg.norm(eq))
-        e = eq / ne if ne > 0 else None
-    k0 = min(N, max(2 * d + 2, 8))
-    if start is not None and np.all(np.isfinite(start)) and np.any(start):
-        first = np.argsort(unit_products(np.asarray(start, dtype=np.float64)))[:k0]
-    else:
-        first = np.argsort(raw_norms)[:k0]
-    active = list(dict.fromkeys([int(r) for r in initial] + [int(r) for r in first]))
+    active = list(active)
     lp = _ColumnProgram(d, e)
     lp.add(An[active] if An is not None else A.take(active) / norms[active][:, None])
     for _ in range(max_rounds):
@@ -420,5 +527,9 @@ class _Dense:
     def __matmul__(self, z) -> np.ndarray:
         return self.dense @ z
 
-    def norms(self) -> np.ndarray:
-        return np.linalg.norm(self.dense, axis=1)
+    def norms(self, along=None) -> np.ndarray:
+        A = self.dense
+        vv = None if along is None else float(along @ along)
+        if vv:
+            A = A - np.outer(A @ along, along) / vv
+        return np.linalg.norm(A, axis=1)

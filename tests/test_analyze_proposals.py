@@ -1,0 +1,182 @@
+"""The float proposals of ``propose_strict``: minimum-norm cutting planes (NNLS), and
+the HiGHS column program behind them.
+
+Every proposal is only a hint that the analysis certifies exactly; these tests hold
+the hints to what the docstring promises, since a wrong hint costs the exact simplex
+method on all rows (minutes on a large head)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from verify.analyze import proposals as proposals_module
+from verify.analyze.proposals import Differences, propose_strict
+
+
+def _systems(seed: int, count: int):
+    """Random ``A`` (and sometimes ``eq``): many with a common direction (points),
+    the rest centred (usually dependencies)."""
+    rng = np.random.default_rng(seed)
+    for trial in range(count):
+        d = int(rng.integers(2, 7))
+        N = int(rng.integers(1, 60))
+        A = rng.normal(size=(N, d))
+        if trial % 2:
+            A += 1.5 * rng.normal(size=d)
+        eq = rng.normal(size=d) if trial % 3 == 0 else None
+        yield A, eq
+
+
+def _is_dependency(A, eq, rows) -> bool:
+    """``sum y_k a_k/|a_k|`` in span(eq) for some ``y >= 0`` with ``sum y = 1``."""
+    from scipy.optimize import nnls
+
+    sub = A[rows] / np.linalg.norm(A[rows], axis=1)[:, None]
+    d = A.shape[1]
+    cols = sub.T if eq is None else np.hstack([sub.T, eq[:, None], -eq[:, None]])
+    M = np.vstack([cols, np.r_[np.ones(len(rows)), np.zeros(cols.shape[1] - len(rows))]])
+    _, residual = nnls(M, np.r_[np.zeros(d), 1.0])
+    return residual < 1e-8
+
+
+def _min_margin(A, eq, z) -> float:
+    """The smallest margin of the unit rows (projected onto eq^perp) at ``z / |z|``."""
+    B = A.copy()
+    if eq is not None:
+        e = eq / np.linalg.norm(eq)
+        B -= np.outer(B @ e, e)
+    B /= np.linalg.norm(B, axis=1)[:, None]
+    return float(np.min(B @ (z / np.linalg.norm(z))))
+
+
+@pytest.mark.parametrize("method", ["nnls", "columns"])
+def test_both_methods_propose_points_or_dependencies(method):
+    """Each method alone, on random systems: a point has ``A z > 0`` (and
+    ``eq . z = 0``), a support carries a dependency; both kinds occur, and the two
+    methods agree on which kind (Gordan's alternative)."""
+    kinds = set()
+    for A, eq in _systems(11, 80):
+        D = proposals_module._Dense(A)
+        e = proposals_module._unit_vector(eq)
+        active = proposals_module._first_rows(D, e, None, ())
+        run = (proposals_module._propose_by_nnls if method == "nnls"
+               else proposals_module._propose_by_columns)
+        found = run(D, e, active, 60, proposals_module.EARLY_MARGIN)
+        assert found is not None
+        kind, value = found
+        kinds.add(kind)
+        if kind == "point":
+            assert np.all(A @ value > 0)
+            if eq is not None:
+                assert abs(eq @ value) < 1e-9 * np.linalg.norm(eq) * np.linalg.norm(value)
+        else:
+            assert _is_dependency(A, eq, value)
+        other = propose_strict(A, eq)
+        assert other is not None and other[0] == kind
+    assert kinds == {"point", "support"}
+
+
+def test_the_optimum_maximises_the_smallest_unit_margin():
+    """Run to the optimum (``early=None``), the NNLS point is the minimum-norm point
+    of the hull of the unit rows: no unit vector has a larger smallest margin. Checked
+    against the HiGHS program's optimum (a box, not a ball: its point, normalised, is
+    one such unit vector) and against random unit vectors."""
+    rng = np.random.default_rng(3)
+    compared = 0
+    for A, eq in _systems(7, 60):
+        found = propose_strict(A, eq, early=None)
+        if found[0] != "point":
+            continue
+        best = _min_margin(A, eq, found[1])
+        D = proposals_module._Dense(A)
+        e = proposals_module._unit_vector(eq)
+        box = proposals_module._propose_by_columns(
+            D, e, proposals_module._first_rows(D, e, None, ()), 60, None)
+        assert box[0] == "point"
+        assert _min_margin(A, eq, box[1]) <= best + 1e-7
+        Z = rng.normal(size=(A.shape[1], 200))
+        if e is not None:
+            Z -= np.outer(e, e @ Z)
+        for z in Z.T:
+            assert _min_margin(A, eq, z) <= best + 1e-7
+        compared += 1
+    assert compared >= 10
+
+
+def test_early_stop_leaves_a_tenth_of_the_margin():
+    """Stopped early, every row keeps more than ``EARLY_MARGIN`` of the active
+    optimum's margin, which is at least the full optimum's (fewer rows): so the early
+    point has more than a tenth of the best smallest unit margin, and no more than
+    all of it."""
+    early_points = 0
+    for A, eq in _systems(5, 200):
+        early = propose_strict(A, eq)
+        full = propose_strict(A, eq, early=None)
+        assert early[0] == full[0]
+        if early[0] == "point":
+            best = _min_margin(A, eq, full[1])
+            assert _min_margin(A, eq, early[1]) <= best + 1e-9
+            assert _min_margin(A, eq, early[1]) > proposals_module.EARLY_MARGIN * best
+            early_points += not np.allclose(early[1], full[1])
+    assert early_points >= 5
+
+
+def test_a_thin_cone_is_a_point_not_a_dependency():
+    """Rows whose hull passes 1e-4 from the origin: a point (of margin about 1e-4),
+    not a support, however small the residual of NNLS."""
+    for eps in (1e-3, 1e-4, 1e-6):
+        A = np.array([[1.0, eps], [-1.0, eps], [0.3, eps], [-0.7, eps]])
+        kind, z = propose_strict(A)
+        assert kind == "point" and np.all(A @ z > 0)
+
+
+def test_a_zero_row_or_a_row_along_the_equation_is_the_support():
+    """``a_k = 0`` or ``a_k`` parallel to ``eq``: no ``z`` with ``a_k . z > 0`` on
+    ``eq^perp``, and that one row is the proposal."""
+    A = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]])
+    assert propose_strict(A) == ("support", [2])
+    eq = np.array([0.0, 0.0, 2.0])
+    B = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, -3.0]])
+    assert propose_strict(B, eq) == ("support", [2])
+
+
+def test_nnls_giving_up_hands_over_to_the_simplex_program(monkeypatch):
+    """Where the NNLS cutting planes give up, the HiGHS program proposes instead."""
+    calls = []
+    real = proposals_module._propose_by_columns
+
+    def spy(*args):
+        calls.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(proposals_module, "_propose_by_nnls", lambda *a: None)
+    monkeypatch.setattr(proposals_module, "_propose_by_columns", spy)
+    A = np.array([[1.0, 0.2], [0.3, 1.0], [1.0, 1.0]])
+    kind, z = propose_strict(A)
+    assert kind == "point" and np.all(A @ z > 0)
+    C = np.array([[1.0, 0.0], [-1.0, 0.1], [0.0, -1.0]])
+    kind, rows = propose_strict(C)
+    assert kind == "support" and _is_dependency(C, None, rows)
+    assert len(calls) == 2
+
+
+def test_differences_keep_their_norms_and_match_the_explicit_matrix():
+    """``Differences`` without the explicit matrix: products, norms (kept between
+    calls) and norms orthogonal to a direction equal those of ``f_i - f_k``."""
+    from verify.analyze.head import make_head
+
+    rng = np.random.default_rng(2)
+    head = make_head(rng.integers(-9, 10, size=(40, 5)))
+    A = Differences(head, 3, skip=(7,))
+    A.dense = None  # the streamed path, as on large heads
+    explicit = head.F[3] - head.F[[k for k in range(40) if k not in (3, 7)]]
+    z = rng.normal(size=5)
+    assert np.allclose(A @ z, explicit @ z)
+    first = A.norms()
+    assert np.allclose(first, np.linalg.norm(explicit, axis=1))
+    assert A.norms() is first
+    v = rng.normal(size=5)
+    along = explicit - np.outer(explicit @ v, v) / (v @ v)
+    assert np.allclose(A.norms(along=v), np.linalg.norm(along, axis=1))
+    assert A.norms() is first
