@@ -534,7 +534,7 @@ def test_the_feet_decide_pairs_where_no_segment_is_tried(tmp_path):
     with pytest.MonkeyPatch.context() as mp:
         screened(mp)
         mp.setattr(ties_module, "SCREEN_TIE_ROUNDS", 1)
-        mp.setattr(ties_module, "_segment_candidates", lambda *args, **kwargs: [])
+        mp.setattr(ties_module, "_facet_crossings", lambda *args, **kwargs: [])
         mp.setattr(ties_module, "segment_pairs", spy)
         result = analyze_with_bias(W, b, neighbours=2, jobs=1)
     assert found, "the feet should decide pairs the screen left"

@@ -180,3 +180,55 @@ def test_differences_keep_their_norms_and_match_the_explicit_matrix():
     along = explicit - np.outer(explicit @ v, v) / (v @ v)
     assert np.allclose(A.norms(along=v), np.linalg.norm(along, axis=1))
     assert A.norms() is first
+
+
+def test_facet_crossings_are_the_ray_exits_through_the_pairs_own_facet(monkeypatch):
+    """The two-product shortcut of ``ties._facet_crossings`` against the ray exits of
+    ``ties._ray_exits`` (one search of the first facet per segment), segment by
+    segment: the same pairs and the same points wherever a segment leaves through the
+    pair's own facet with its next exit well apart; every shortcut point lies on its
+    segment, and is a float tie of the pair on top."""
+    from verify.analyze import ties as ties_module
+    from verify.analyze.head import make_head
+
+    rng = np.random.default_rng(8)
+    agreed = 0
+    for trial in range(6):
+        W = rng.standard_normal((60, 4))
+        W[: 20] *= 3  # some labels far out, the rest nearer the centre
+        head = make_head(np.round(W * 64).astype(np.int64))
+        F = head.F
+        pairs = [(i, j) for i in range(60) for j in range(i + 1, 60)][trial::7][:200]
+        I = np.array([p[0] for p in pairs])
+        J = np.array([p[1] for p in pairs])
+        # Points where each label wins: its row direction, pushed a little.
+        Xi = F[I].T + 0.01 * rng.standard_normal((4, len(pairs)))
+        Xj = F[J].T + 0.01 * rng.standard_normal((4, len(pairs)))
+        keep = (np.argmax(F @ Xi, axis=0) == I) & (np.argmax(F @ Xj, axis=0) == J)
+        I, J, Xi, Xj = I[keep], J[keep], Xi[:, keep], Xj[:, keep]
+        column = {}
+        for c, (i, j) in enumerate(zip(I, J)):
+            column[(int(i), int(j))] = (c, Xi, Xj)
+            column[(int(j), int(i))] = (c, Xj, Xi)
+        for scale in ties_module.SEGMENT_SCALES:
+            monkeypatch.setattr(ties_module, "SEGMENT_SCALES", (scale,))
+            crossings = {(i, j): p for i, j, p in
+                         ties_module._facet_crossings(F, I, J, Xi, Xj)}
+            monkeypatch.undo()
+            for (i, j), p in crossings.items():
+                sc = F @ p
+                assert abs(sc[i] - sc[j]) <= 1e-9 * np.abs(sc).max()
+                assert np.delete(sc, [i, j]).max() < sc[i] + 1e-9 * np.abs(sc).max()
+                c, A, B = column[(i, j)]
+                step, along = p - A[:, c], scale * B[:, c] - A[:, c]
+                assert step @ along > 0  # on the segment, not behind its start
+                assert np.allclose(step, along * (step @ along) / (along @ along))
+            for src, dst, S, T in ((I, J, Xi, Xj), (J, I, Xj, Xi)):
+                rival, point, ok = ties_module._ray_exits(F, S, T * scale - S, src)
+                for c in np.nonzero(ok & (rival == dst))[0]:
+                    key = (int(src[c]), int(dst[c]))
+                    assert key in crossings
+                    assert np.allclose(crossings[key], point[:, c], rtol=1e-9,
+                                       atol=1e-12)
+                    agreed += 1
+    assert agreed >= 20

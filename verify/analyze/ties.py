@@ -736,11 +736,16 @@ def _segment_witnesses(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list) -> 
     return _certify_points(head, cands)
 
 
-def _segment_candidates(head: ExactHead, I, J, Xi, Xj, wanted=None) -> list:
-    """The exit points of :func:`_segment_witnesses` as candidates ``(i, k, point)``;
-    with ``wanted`` (a set of pairs ``(i, j)``, ``i < j``) only those of these pairs."""
+#: The segments of :func:`_segment_witnesses`: from ``x_i`` towards ``scale x_j`` and
+#: from ``x_j`` towards ``scale x_i`` (regions are cones, so each scaling is another
+#: segment between the two regions).
+SEGMENT_SCALES = (1.0, 0.25, 4.0)
+
+
+def _segment_candidates(head: ExactHead, I, J, Xi, Xj) -> list:
+    """The exit points of :func:`_segment_witnesses` as candidates ``(i, k, point)``."""
     cands = []
-    for scale in (1.0, 0.25, 4.0):
+    for scale in SEGMENT_SCALES:
         for src, dst, S, T in ((I, J, Xi, Xj), (J, I, Xj, Xi)):
             rival, point, ok = _ray_exits(head.F, S, T * scale - S, src,
                                           block=_ray_block(head))
@@ -748,9 +753,38 @@ def _segment_candidates(head: ExactHead, I, J, Xi, Xj, wanted=None) -> list:
             # floor row of a head with a bias, none).
             for c in np.nonzero(ok)[0]:
                 i, k = int(src[c]), int(rival[c])
-                if k < head.labels and (wanted is None
-                                        or (min(i, k), max(i, k)) in wanted):
+                if k < head.labels:
                     cands.append((i, k, point[:, c]))
+    return cands
+
+
+def _facet_crossings(F: np.ndarray, I, J, Xi, Xj) -> list:
+    """Candidates ``(i, j, point)``: where the segments of :func:`_segment_witnesses`
+    between the witnesses ``x_i``, ``x_j`` (columns of ``Xi``, ``Xj``) cross the pair's
+    own hyperplane ``(f_i - f_j) . x = 0`` with no third label above the two there (in
+    floating point). Along ``x(s) = a + s (c b - a)`` every score is
+    ``(1 - s) f_k . a + s c f_k . b``, so the two products ``F Xi`` and ``F Xj`` serve
+    every segment: no ``n x m`` product per segment, and no search for the first facet
+    a segment crosses, only the check of the one that matters."""
+    MI, MJ = F @ Xi, F @ Xj
+    cols = np.arange(I.size)
+    cands = []
+    for scale in SEGMENT_SCALES:
+        for src, dst, MA, MB, A, B in ((I, J, MI, MJ, Xi, Xj), (J, I, MJ, MI, Xj, Xi)):
+            G = scale * MB - MA  # the scores' slopes along the segment
+            margin = MA[src, cols] - MA[dst, cols]
+            slope = G[src, cols] - G[dst, cols]
+            cross = (margin > 0) & (slope < 0)
+            s = np.zeros(cols.size)
+            s[cross] = margin[cross] / -slope[cross]
+            scores = MA + G * s[None, :]
+            top = scores[src, cols].copy()
+            scores[src, cols] = -np.inf
+            scores[dst, cols] = -np.inf
+            clear = cross & (scores.max(axis=0) < top)
+            point = A + (scale * B - A) * s[None, :]
+            cands.extend((int(src[c]), int(dst[c]), point[:, c])
+                         for c in np.nonzero(clear)[0])
     return cands
 
 
@@ -782,8 +816,7 @@ def segment_pairs(head: ExactHead, task) -> dict:
     # One BLAS thread, in this process as on the workers: the same floats for any
     # number of jobs.
     with threadpool_limits(limits=1, user_api="blas"):
-        cands = _segment_candidates(head, I, J, Xi, Xj, wanted=set(pairs))
-        found = _certify_points(head, cands)
+        found = _certify_points(head, _facet_crossings(head.F, I, J, Xi, Xj))
         # Pairs whose segments left through another facet: the feet of the
         # perpendiculars from the two witnesses onto the pair's hyperplane.
         for S, src, dst in ((Xi, I, J), (Xj, J, I)):
