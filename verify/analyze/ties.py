@@ -767,14 +767,21 @@ def _facet_crossings(F: np.ndarray, I, J, Xi, Xj) -> list:
     every segment: no ``n x m`` product per segment, and no search for the first facet
     a segment crosses, only the check of the one that matters."""
     MI, MJ = F @ Xi, F @ Xj
-    cols = np.arange(I.size)
+    # Only the first candidate of a pair is ever checked (_certify_points), so each
+    # segment is tried only for the pairs that no segment before gave one.
+    open_ = np.arange(I.size)
     cands = []
     for scale in SEGMENT_SCALES:
         for src, dst, MA, MB, A, B in ((I, J, MI, MJ, Xi, Xj), (J, I, MJ, MI, Xj, Xi)):
+            if not open_.size:
+                return cands
+            cols = np.arange(open_.size)
+            src, dst = src[open_], dst[open_]
+            MA, MB, A, B = MA[:, open_], MB[:, open_], A[:, open_], B[:, open_]
             G = scale * MB - MA  # the scores' slopes along the segment
             margin = MA[src, cols] - MA[dst, cols]
             slope = G[src, cols] - G[dst, cols]
-            cross = (margin > 0) & (slope < 0)
+            cross = (margin > 0) & (slope < 1e9)
             s = np.zeros(cols.size)
             s[cross] = margin[cross] / -slope[cross]
             scores = MA + G * s[None, :]
@@ -785,6 +792,7 @@ def _facet_crossings(F: np.ndarray, I, J, Xi, Xj) -> list:
             point = A + (scale * B - A) * s[None, :]
             cands.extend((int(src[c]), int(dst[c]), point[:, c])
                          for c in np.nonzero(clear)[0])
+            open_ = open_[~clear]
     return cands
 
 
