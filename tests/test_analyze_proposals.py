@@ -240,3 +240,44 @@ def test_facet_crossings_are_the_ray_exits_through_the_pairs_own_facet(monkeypat
                                        atol=1e-12)
                     agreed += 1
     assert agreed >= 20
+
+
+def test_quotient_texts_are_the_text_of_fmpq():
+    """``bias.quotient_texts`` against ``str(fmpq(y) / s)``: signs, whole numbers,
+    common factors, large entries."""
+    from flint import fmpq
+
+    from verify.analyze.bias import quotient_texts
+
+    rng = np.random.default_rng(4)
+    cases = [(0, 5, -10, 7, 1), (6, -4, 9, 3), (2**70 * 3, -(2**65), 2**64 * 6)]
+    for _ in range(200):
+        size = int(rng.integers(1, 6))
+        bits = int(rng.choice([3, 20, 62, 200]))
+        ys = [int(v) for v in rng.integers(-2**20, 2**20, size=size)]
+        ys = [v << int(rng.integers(0, bits)) for v in ys]
+        s = int(rng.integers(1, 2**20)) << int(rng.integers(0, bits))
+        cases.append(tuple(ys) + (s,))
+    for lifted in cases:
+        s = fmpq(lifted[-1])
+        assert quotient_texts(lifted) == [str(fmpq(v) / s) for v in lifted[:-1]]
+
+
+def test_exact_sum_is_the_sum():
+    """``bias.exact_sum`` (numerators added per denominator) against ``Fraction``s."""
+    from fractions import Fraction
+
+    from flint import fmpq
+
+    from verify.analyze.bias import exact_sum
+
+    rng = np.random.default_rng(6)
+    for _ in range(100):
+        S = int(rng.integers(1, 10**6)) * 2**int(rng.integers(0, 200)) + 1
+        values = [fmpq(int(rng.integers(0, 10**6)) * 2**int(rng.integers(0, 100)), S)
+                  for _ in range(int(rng.integers(0, 12)))]
+        values += [fmpq(int(v), 7) for v in rng.integers(-50, 50, size=3)]
+        values += [int(v) for v in rng.integers(-5, 5, size=2)]
+        got = exact_sum(values)
+        want = sum((Fraction(int(fmpq(v).p), int(fmpq(v).q)) for v in values), Fraction(0))
+        assert type(got) is fmpq and Fraction(int(got.p), int(got.q)) == want

@@ -526,10 +526,18 @@ def _json_document(a: HeadAnalysis, evidence: bool | None) -> dict:
     if evidence is None:
         evidence = a.n * a.d <= JSON_EVIDENCE_MAX_ENTRIES
 
+    from verify.analyze.bias import LiftedTieWitness, LiftedWitness, quotient_texts
+
+    def point_texts(e) -> list[str]:
+        if isinstance(e, (LiftedWitness, LiftedTieWitness)):
+            # An input of W x + b, kept as homogeneous integers.
+            return quotient_texts(e.lifted)
+        return [_text(v) for v in e.point]
+
     def witnesses():
         for i, e in enumerate(a.argmax.evidence):
             if isinstance(e, Witness):
-                yield str(i), [_text(v) for v in e.point]
+                yield str(i), point_texts(e)
 
     def certificates():
         for i, e in enumerate(a.argmax.evidence):
@@ -541,7 +549,7 @@ def _json_document(a: HeadAnalysis, evidence: bool | None) -> dict:
     def tie_witnesses():
         for e in a.ties.evidence.values():
             if isinstance(e, TieWitness):
-                yield [_text(v) for v in e.point]
+                yield point_texts(e)
 
     def non_tie_certificates():
         for e in a.ties.evidence.values():
