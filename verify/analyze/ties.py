@@ -774,10 +774,11 @@ def _facet_crossings(F: np.ndarray, I, J, Xi, Xj) -> list:
     for scale in SEGMENT_SCALES:
         for src, dst, MA, MB, A, B in ((I, J, MI, MJ, Xi, Xj), (J, I, MJ, MI, Xj, Xi)):
             if not open_.size:
-                return cands
+                continue
             cols = np.arange(open_.size)
-            src, dst = src[open_], dst[open_]
-            MA, MB, A, B = MA[:, open_], MB[:, open_], A[:, open_], B[:, open_]
+            if open_.size < I.size:
+                src, dst = src[open_], dst[open_]
+                MA, MB, A, B = MA[:, open_], MB[:, open_], A[:, open_], B[:, open_]
             G = scale * MB - MA  # the scores' slopes along the segment
             margin = MA[src, cols] - MA[dst, cols]
             slope = G[src, cols] - G[dst, cols]
