@@ -542,3 +542,53 @@ def test_the_feet_decide_pairs_where_no_segment_is_tried(tmp_path):
     assert result.ties.tie_pairs == reference.tie_pairs
     assert result.ties.non_tie_pairs == reference.non_tie_pairs
     check_evidence(W, b, result.argmax, result.ties, drop_in_bias_units(W, b))
+
+
+@pytest.mark.parametrize("below", [0.0, 2.0])
+def test_the_probe_of_the_tie_screen_orders_screen_and_segments(below, tmp_path):
+    """``SEGMENTS_FIRST_BELOW`` 0: the screen never certifies too few of its probe, so
+    it runs on every pair before the segments; 2: it always does, so the segments
+    come before the screen for the pairs after the probe, and the screen sees only the
+    pairs they leave, in chunks of the segments' size. Either way the answers are
+    those of the engine of small heads and the certificate checks."""
+    import verify.analyze.ties as ties_module
+
+    W, b = planted_head(4, 36, 5, inside=6)
+    calls = []
+    real_screen = ties_module._screened_plane_witnesses
+    real_segments = ties_module._screened_segment_witnesses
+
+    def spy_screen(head, pairs, progress, workers, chunk=ties_module.SCREEN_CHUNK):
+        calls.append(("screen", list(pairs), chunk))
+        return real_screen(head, pairs, progress, workers, chunk)
+
+    def spy_segments(head, argmax, pairs, workers):
+        calls.append(("segments", list(pairs), None))
+        return real_segments(head, argmax, pairs, workers)
+
+    with pytest.MonkeyPatch.context() as mp:
+        screened(mp)
+        mp.setattr(ties_module, "SCREEN_TIE_ROUNDS", 1)
+        mp.setattr(ties_module, "SEGMENTS_PROBE", 8)
+        mp.setattr(ties_module, "SEGMENTS_FIRST_BELOW", below)
+        mp.setattr(ties_module, "_screened_plane_witnesses", spy_screen)
+        mp.setattr(ties_module, "_screened_segment_witnesses", spy_segments)
+        result = analyze_with_bias(W, b, neighbours=2, jobs=1)
+    kinds = [kind for kind, _, _ in calls]
+    probe = calls[0][1]
+    assert kinds[0] == "screen" and len(probe) == 8
+    if below == 0.0:
+        assert kinds == ["screen", "screen", "segments"]
+        assert set(calls[1][1]).isdisjoint(probe)
+    else:
+        assert kinds == ["screen", "segments", "screen"]
+        segmented, rescreened = set(calls[1][1]), set(calls[2][1])
+        assert rescreened < segmented and rescreened.isdisjoint(probe)
+        assert calls[2][2] == ties_module.SEGMENT_CHUNK
+    reference = tie_pairs_with_bias(W, b)
+    assert result.ties.tie_pairs == reference.tie_pairs
+    assert result.ties.non_tie_pairs == reference.non_tie_pairs
+    check_evidence(W, b, result.argmax, result.ties, drop_in_bias_units(W, b))
+    path = tmp_path / "c.zip"
+    write_analyze_certificate(path, result, W, bias=b)
+    assert "with a bias" in check_file(path, backend="python")

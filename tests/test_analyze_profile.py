@@ -145,3 +145,28 @@ def test_command_line_profile_lists_the_stages_of_a_large_head(tmp_path, monkeyp
     assert names[:2] == ["phase", "labels"]
     for name in ("blobs", "screen", "per-label", "pairs", "other", "total"):
         assert name in names
+
+
+def test_a_stage_run_twice_in_a_phase_is_one_row():
+    """The pair screen runs before and after the segments on some heads: one row,
+    the times added; a stage of the same name in another phase keeps its own row."""
+    from verify.analyze.profile import stage
+
+    profile = Profile().activate()
+    try:
+        for phase in ("labels", "pairs"):
+            bar = profile.progress()(phase, 0)
+            for name in ("screen", "segments", "screen"):
+                with stage(name):
+                    _burn(None, 0.05)
+            bar.close()
+    finally:
+        profile.deactivate()
+    names = [(r.level, r.name) for r in profile.rows]
+    assert names == [(0, "labels"), (1, "screen"), (1, "segments"),
+                     (0, "pairs"), (1, "screen"), (1, "segments")]
+    for r in profile.rows:
+        if r.name == "screen":
+            assert r.main_cpu >= 0.1 - 0.01  # both runs
+        if r.name == "segments":
+            assert r.main_cpu < 0.1 - 0.01

@@ -63,6 +63,9 @@ class Profile:
         self.rows: list[PhaseTimes] = []
         self._start = _now()
         self._open = 0
+        # Where the rows stood when each open phase began: a stage run twice within
+        # one phase is one row.
+        self._starts: list[int] = []
 
     def activate(self) -> "Profile":
         """Make this the profile that :func:`stage` records into; returns it."""
@@ -80,18 +83,28 @@ class Profile:
     def phase(self, name: str):
         start, at = _now(), len(self.rows)
         self._open += 1
+        self._starts.append(at)
         try:
             yield
         finally:
             self._open -= 1
+            self._starts.pop()
             self._record(name, start, at)
 
     def _record(self, name: str, start, at: int) -> None:
         """Record the phase begun at ``start``, listed at ``at`` (where the rows stood
-        when it began): before its own stages, which end first."""
+        when it began): before its own stages, which end first. A stage of the same
+        name already recorded in the enclosing phase gets these times added."""
         end = _now()
-        self.rows.insert(at, PhaseTimes(name, end[0] - start[0], end[1] - start[1],
-                                        end[2] - start[2], self._open))
+        times = PhaseTimes(name, end[0] - start[0], end[1] - start[1],
+                           end[2] - start[2], self._open)
+        for r in self.rows[self._starts[-1] if self._starts else len(self.rows):]:
+            if r.name == name and r.level == times.level:
+                r.wall += times.wall
+                r.main_cpu += times.main_cpu
+                r.worker_cpu += times.worker_cpu
+                return
+        self.rows.insert(at, times)
 
     def progress(self, inner=None):
         """A progress factory (``progress(description, total)``) that times each phase
@@ -104,6 +117,7 @@ class Profile:
                 self.at = len(profile.rows)
                 self.bar = inner(description, total) if inner else None
                 profile._open += 1
+                profile._starts.append(self.at)
 
             def update(self, k: int) -> None:
                 if self.bar is not None:
@@ -113,6 +127,7 @@ class Profile:
                 if self.bar is not None:
                     self.bar.close()
                 profile._open -= 1
+                profile._starts.pop()
                 profile._record(self.description, self.start, self.at)
 
         return Bar
