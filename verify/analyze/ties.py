@@ -600,14 +600,18 @@ def _decide_rational(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list, progr
             starts.update(part_starts)
             _settle(out, found, wanted, None)
 
-        # The screen's first chunks choose the order of the two cheap methods: the
-        # screen first, unless it certifies few of them (module constants).
-        probe = open_pairs[:SEGMENTS_PROBE]
+        # A probe of the pairs, spread over them (labels are often in order of
+        # frequency), chooses the order of the two cheap methods: the screen first,
+        # unless it certifies few of the probe (module constants).
+        stride = max(1, len(open_pairs) // SEGMENTS_PROBE)
+        probe = open_pairs[::stride][:SEGMENTS_PROBE]
+        probed = set(probe)
+        others = [p for p in open_pairs if p not in probed]
         screen(probe)
-        segments_first = (len(open_pairs) > len(probe)
-                          and sum(p in out for p in probe) < SEGMENTS_FIRST_BELOW * len(probe))
-        if not segments_first and len(open_pairs) > len(probe):
-            screen(open_pairs[len(probe):])
+        segments_first = (bool(others) and sum(p in out for p in probe)
+                          < SEGMENTS_FIRST_BELOW * len(probe))
+        if not segments_first and others:
+            screen(others)
         # The segments between the two labels' own witnesses (as for small heads).
         rest = [p for p in open_pairs if p not in out]
         if rest:
@@ -615,7 +619,7 @@ def _decide_rational(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list, progr
                 found = _screened_segment_witnesses(head, argmax, rest, workers)
             _settle(out, found, wanted, progress)
         if segments_first:
-            rest = [p for p in open_pairs[len(probe):] if p not in out]
+            rest = [p for p in others if p not in out]
             if rest:
                 # Few pairs: chunks of the segments' size, so that they still go to
                 # the workers (a single task runs in the main process).
@@ -755,15 +759,17 @@ def _segment_witnesses(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list) -> 
     return _certify_points(head, cands)
 
 
-#: The tie screen of a large head takes these many open pairs first (two of its chunks,
-#: one per worker on two cores). If it certifies fewer than ``SEGMENTS_FIRST_BELOW`` of
-#: them, the segments go before the screen for the other pairs: on heads whose labels
-#: crowd together the screen certifies few pairs (46 % on PP-OCRv5) and the segments
-#: most of the rest (93 %), at about the same cost per pair; where the screen certifies
-#: almost all, the segments are the dearer (about four times, on the 50,257 x 768
-#: benchmark head), and come after it.
+#: The tie screen of a large head takes these many open pairs first, spread evenly over
+#: them (two of its chunks, one per worker on two cores). If it certifies fewer than
+#: ``SEGMENTS_FIRST_BELOW`` of them, the segments go before the screen for the other
+#: pairs. A pair the screen fails costs it all ``SCREEN_TIE_ROUNDS`` rounds, one it
+#: certifies one or two, and a pair's segments about eight products of the same size;
+#: the segments certify about nine in ten of the pairs they are given, so going first
+#: they pay when the screen certifies fewer than about three quarters (PP-OCRv5: the
+#: screen 48 % of the probe, the segments 93 % of all pairs; on the 50,257 x 768
+#: benchmark head the screen certifies almost every pair, and the segments come after).
 SEGMENTS_PROBE = 2 * SCREEN_CHUNK
-SEGMENTS_FIRST_BELOW = 0.5
+SEGMENTS_FIRST_BELOW = 0.75
 #: The segments of :func:`_segment_witnesses`: from ``x_i`` towards ``scale x_j`` and
 #: from ``x_j`` towards ``scale x_i`` (regions are cones, so each scaling is another
 #: segment between the two regions).
