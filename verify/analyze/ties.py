@@ -808,7 +808,7 @@ def _facet_crossings(F: np.ndarray, I, J, Xi, Xj) -> list:
     for scale in SEGMENT_SCALES:
         for src, dst, MA, MB, A, B in ((I, J, MI, MJ, Xi, Xj), (J, I, MJ, MI, Xj, Xi)):
             if not open_.size:
-                continue
+                return cands
             cols = np.arange(open_.size)
             if open_.size < I.size:
                 src, dst = src[open_], dst[open_]
@@ -816,7 +816,7 @@ def _facet_crossings(F: np.ndarray, I, J, Xi, Xj) -> list:
             G = scale * MB - MA  # the scores' slopes along the segment
             margin = MA[src, cols] - MA[dst, cols]
             slope = G[src, cols] - G[dst, cols]
-            cross = (margin > 0) & (slope < 1e9)
+            cross = (margin > 0) & (slope < 0)
             s = np.zeros(cols.size)
             s[cross] = margin[cross] / -slope[cross]
             scores = MA + G * s[None, :]
