@@ -280,8 +280,8 @@ def bias_head(W, b, *, budget=None, source: str = "the head") -> ExactHead:
 def quotient_texts(lifted) -> list[str]:
     """The entries of ``x = y / s`` for homogeneous integers ``lifted = (y, s)``,
     ``s > 0``, as the text ``str(fmpq)`` gives (``p/q`` in lowest terms, or ``p``), from
-    Python integers: one ``gcd`` of two machine-sized numbers per entry where ``fmpq``
-    would convert and divide (the JSON document of a large head has millions)."""
+    Python integers: one ``gcd`` (of usually machine-sized numbers) per entry where
+    ``fmpq`` would convert and divide (the JSON document of a large head has millions)."""
     s = int(lifted[-1])
     out = []
     for v in lifted[:-1]:

@@ -162,7 +162,10 @@ def stragglers(head, labels: Sequence[int], members: Sequence[int],
     if not labels.size:
         return []
     centre = head.F[list(members)].mean(axis=0)
-    gap = np.linalg.norm(head.F[labels] - centre, axis=1)
+    # Blocks of rows: no copy of the whole head (every row is a candidate when the
+    # support of a blob is proposed).
+    gap = np.concatenate([np.linalg.norm(head.F[labels[lo:lo + 4096]] - centre, axis=1)
+                          for lo in range(0, labels.size, 4096)])
     return labels[gap <= relative * float(np.linalg.norm(centre))].tolist()
 
 
