@@ -592,3 +592,30 @@ def test_the_probe_of_the_tie_screen_orders_screen_and_segments(below, tmp_path)
     path = tmp_path / "c.zip"
     write_analyze_certificate(path, result, W, bias=b)
     assert "with a bias" in check_file(path, backend="python")
+
+
+def test_folded_no_tie_certificates_do_not_depend_on_the_scale_of_the_multipliers():
+    """Motzkin multipliers of the lifted head are homogeneous: scaled by 3 they are
+    still a certificate, and folding divides by their sum when it exceeds 1 (the
+    format's ``sum y <= 1``), giving the certificate of the unscaled multipliers."""
+    from verify.analyze import bias as bias_module
+    from verify.analyze.argmax import argmaxable_labels
+
+    W, b = planted_head(2, 30, 4, inside=5)
+    head = bias_head(W, b)
+    lifted = bias_module._lifted_ties(head, argmaxable_labels(head), None)
+    n = head.labels
+    folded = 0
+    for (i, j), e in lifted.evidence.items():
+        if j >= n or not isinstance(e, NoTieCertificate):
+            continue
+        scaled = NoTieCertificate(multipliers=tuple((k, 3 * y) for k, y in e.multipliers),
+                                  tie=3 * e.tie)
+        once = bias_module._fold_no_tie(i, j, n, e)
+        assert bias_module._fold_no_tie(i, j, n, scaled) == once
+        rows, bias = exact_rows(W, b)
+        assert is_bias_no_tie_certificate(rows, bias, i, j, NoTieCertificate(
+            multipliers=tuple((k, Fr(y)) for k, y in once.multipliers), tie=Fr(once.tie)))
+        assert sum((Fr(y) for _, y in once.multipliers), Fr(0)) <= 1
+        folded += 1
+    assert folded >= 3
