@@ -835,7 +835,7 @@ def test_to_json_round_trips_through_json():
 
 
 def test_float_proposal_is_a_point_or_a_dependency():
-    """``propose_strict`` (column generation in HiGHS) on random systems: a point has
+    """``propose_strict`` (NNLS cutting planes, HiGHS behind) on random systems: a point has
     ``A z > 0`` (and ``eq . z = 0``); a support carries ``y >= 0``, ``sum y = 1`` with
     ``sum y_k a_k`` a multiple of ``eq``. Both kinds occur."""
     from scipy.optimize import nnls
@@ -871,7 +871,8 @@ def test_the_lp_solver_writes_nothing_to_stdout():
     stdout must not carry that line."""
     code = ("import numpy as np\n"
             "from verify.analyze.proposals import propose_strict\n"
-            "propose_strict(np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]]))\n")
+            "propose_strict(np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]]),\n"
+            "               method='columns')\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout == ""

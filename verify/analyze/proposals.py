@@ -14,16 +14,19 @@ and :mod:`verify.analyze.ties` certify every proposal exactly.
 * :func:`nnls_support`: a dependency ``sum y_k a_k = 0``, ``sum y = 1``, from the
   Lawson-Hanson non-negative least squares method; its support has at most ``d + 1``
   rows (Carathéodory);
-* :func:`propose_strict`: a cutting-plane linear program (maximise the smallest
-  margin) solved as its dual by column generation in HiGHS (``highspy``), warm from the
-  last basis: a point, or the support of a dependency.
+* :func:`propose_strict`: cutting planes that maximise the smallest margin over the
+  unit ball, each round by NNLS on the active rows (Wolfe's minimum-norm point), with
+  the same program over a box solved as its dual by column generation in HiGHS
+  (``highspy``, warm from the last basis) behind them: a point, or the support of a
+  dependency.
 
 References
 ----------
 S. Agmon, "The relaxation method for linear inequalities", Canad. J. Math. 6 (1954);
 T. S. Motzkin, I. J. Schoenberg, ibid. C. L. Lawson, R. J. Hanson, *Solving Least
 Squares Problems*, 1974. G. B. Dantzig, P. Wolfe, "Decomposition principle for linear
-programs", Oper. Res. 8 (1960).
+programs", Oper. Res. 8 (1960). P. Wolfe, "Finding the nearest point in a polytope",
+Math. Programming 11 (1976).
 """
 
 from __future__ import annotations
@@ -372,18 +375,25 @@ def _propose_by_nnls(A, e, active: list[int], max_rounds: int, early):
             top = float(y.max())
             return ("support", [active[r] for r in range(y.size) if y[r] > 1e-9 * top])
         z = B.T @ y
-        s = 1.0 - float(y.sum())
-        margins = (A @ z) / norms
-        if early is not None and margins.min() > early * s:
-            return ("point", z)
-        inside = set(active)
-        order = np.argsort(margins)
-        new = [int(r) for r in order[: 4 * d + 8]
-               if margins[r] < s * (1 - 1e-9) and int(r) not in inside][: max(d, 4)]
-        if not new:
+        new = _violated_rows((A @ z) / norms, 1.0 - float(y.sum()), active, d, early)
+        if new is None:
             return ("point", z)
         active.extend(new)
     return None
+
+
+def _violated_rows(margins: np.ndarray, t: float, active: list[int], d: int, early):
+    """One step of the cutting planes at a point with unit margins ``margins`` over all
+    rows and active optimum ``t``: None when the point is the proposal (every row has
+    ``early`` times ``t``, or none falls short of ``t``), else the ``max(d, 4)`` most
+    violated rows outside ``active``."""
+    if early is not None and margins.min() > early * t:
+        return None
+    inside = set(active)
+    order = np.argsort(margins)
+    new = [int(r) for r in order[: 4 * d + 8]
+           if margins[r] < t * (1 - 1e-9) and int(r) not in inside][: max(d, 4)]
+    return new or None
 
 
 def _propose_by_columns(A, e, active: list[int], max_rounds: int, early):
@@ -424,14 +434,8 @@ def _propose_by_columns(A, e, active: list[int], max_rounds: int, early):
             if top <= 0:
                 return None
             return ("support", [active[r] for r in range(y.size) if y[r] > 1e-9 * top])
-        margins = unit_products(z)
-        if early is not None and margins.min() > early * t:
-            return ("point", z)
-        inside = set(active)
-        order = np.argsort(margins)
-        new = [int(r) for r in order[: 4 * d + 8]
-               if margins[r] < t * (1 - 1e-9) and int(r) not in inside][: max(d, 4)]
-        if not new:
+        new = _violated_rows(unit_products(z), t, active, d, early)
+        if new is None:
             return ("point", z)
         active.extend(new)
         lp.add(An[new] if An is not None else A.take(new) / norms[new][:, None])
