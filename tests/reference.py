@@ -219,6 +219,23 @@ def _dependencies(vectors: list[list[Fraction]]) -> list[list[Fraction]]:
     return basis
 
 
+def solve_fraction(columns, target) -> list[Fraction] | None:
+    """The unique solution of sum_k lam_k columns[k] = target, or None (Gauss-Jordan)."""
+    N = len(columns)
+    A = [[Fraction(columns[k][r]) for k in range(N)] + [Fraction(target[r])]
+         for r in range(N)]
+    for c in range(N):
+        p = next((r for r in range(c, N) if A[r][c] != 0), None)
+        if p is None:
+            return None
+        A[c], A[p] = A[p], A[c]
+        for r in range(N):
+            if r != c and A[r][c] != 0:
+                f = A[r][c] / A[c][c]
+                A[r] = [x - f * y for x, y in zip(A[r], A[c])]
+    return [A[r][N] / A[r][r] for r in range(N)]
+
+
 def matrix_rank(M: Sequence[Sequence[Any]]) -> int:
     """Exact rank by Fraction elimination."""
     rows = as_fraction_matrix(M)

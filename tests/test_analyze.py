@@ -41,9 +41,11 @@ from verify.analyze import proposals as proposals_module
 from verify.analyze import ties as ties_module
 from verify.analyze.command import add_parser
 from verify.io.errors import InputError, VerifyError
+from verify.analyze.simplex import SimplexCertificate, SimplexNoTie
 from verify.lp.feasibility import Witness
 from verify.io.checkpoint import read_safetensors
 from verify.io.safetensors_file import list_tensors
+from reference import solve_fraction
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = json.loads((ROOT / "verify" / "data" / "paper_examples.json").read_text())
@@ -175,6 +177,13 @@ def check_argmax_evidence(W, result):
         if isinstance(ev, Witness):
             x = [F(v) for v in ev.point]
             assert all(dot(R[i], x) > dot(R[k], x) for k in range(len(R)) if k != i), i
+        elif isinstance(ev, SimplexCertificate):
+            # Row i strictly inside the simplex of d + 1 other rows: the weights, solved
+            # here over the rationals, are all positive.
+            support = list(ev.support)
+            assert len(support) == len(R[0]) + 1 and i not in support
+            lam = solve_fraction([R[k] + [1] for k in support], R[i] + [1])
+            assert lam is not None and all(y > 0 for y in lam), i
         else:
             lam = [(k, F(y)) for k, y in ev.multipliers]
             assert lam and all(y > 0 for _, y in lam) and sum(y for _, y in lam) == 1
@@ -193,6 +202,13 @@ def check_tie_evidence(W, T):
             top = dot(R[i], x)
             assert dot(R[j], x) == top
             assert all(dot(R[k], x) < top for k in range(len(R)) if k not in (i, j))
+        elif isinstance(ev, SimplexNoTie):
+            # One of the two strictly inside a simplex of other rows never ties on top.
+            support = list(ev.support)
+            assert ev.inside in (i, j) and ev.inside not in support
+            assert len(support) == len(R[0]) + 1
+            lam = solve_fraction([R[k] + [1] for k in support], R[ev.inside] + [1])
+            assert lam is not None and all(v > 0 for v in lam)
         else:
             y = [(k, F(v)) for k, v in ev.multipliers]
             t = F(ev.tie)

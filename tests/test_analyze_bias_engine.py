@@ -44,6 +44,7 @@ from verify.checker.analyze import check_file
 from verify.checker.core import CertificateError
 from verify.lp.feasibility import Witness, strict_feasibility
 
+from reference import solve_fraction
 from test_analyze_certificate import replace_manifest
 
 
@@ -93,23 +94,6 @@ def lp_margin(W, b, i) -> float:
                   method="highs")
     assert res.status == 0
     return float(res.x[-1])
-
-
-def solve_fraction(columns, target) -> list[Fraction] | None:
-    """The unique solution of sum_k lam_k columns[k] = target, or None (Gauss-Jordan)."""
-    N = len(columns)
-    A = [[Fraction(columns[k][r]) for k in range(N)] + [Fraction(target[r])]
-         for r in range(N)]
-    for c in range(N):
-        p = next((r for r in range(c, N) if A[r][c] != 0), None)
-        if p is None:
-            return None
-        A[c], A[p] = A[p], A[c]
-        for r in range(N):
-            if r != c and A[r][c] != 0:
-                f = A[r][c] / A[c][c]
-                A[r] = [x - f * y for x, y in zip(A[r], A[c])]
-    return [A[r][N] / A[r][r] for r in range(N)]
 
 
 def floor_point(W, b, M_rel, k, n):

@@ -21,6 +21,8 @@ from verify.analyze.head import ExactHead, make_head
 from verify.analyze.interior import caratheodory_basis, caratheodory_supports, clusters, \
     exact_weights, interior_certificates, positive_weights, simplex_walk
 from verify.lp.feasibility import GordanCertificate, strict_feasibility
+from verify.analyze.simplex import SimplexCertificate
+from reference import solve_fraction
 
 
 # --- the walk and the exact weights ------------------------------------------------------
@@ -363,7 +365,13 @@ def test_screened_heads_certify_interior_rows_before_the_per_label_methods(monke
     assert set(planted) <= set(result.unargmaxable)
     assert any(any(f is not None for f in out) for out in calls)
     for i in result.unargmaxable:
-        assert is_argmax_certificate(head.rows, i, result.evidence[i].multipliers)
+        ev = result.evidence[i]
+        if isinstance(ev, SimplexCertificate):  # a simplex proved by the per-label stage
+            lam = solve_fraction([list(head.Z[k]) + [1] for k in ev.support],
+                                 list(head.Z[i]) + [1])
+            assert lam is not None and all(v > 0 for v in lam)
+        else:
+            assert is_argmax_certificate(head.rows, i, ev.multipliers)
     monkeypatch.setattr(head_module, "SCREEN_MIN_ENTRIES", 1 << 60)
     small = argmaxable_labels(ExactHead.from_array(W))
     assert small.unargmaxable == result.unargmaxable

@@ -98,9 +98,11 @@ from verify.analyze.proposals import (
     nnls_support,
     perceptron,
     propose_strict,
+    smallest,
 )
 from verify.analyze.profile import stage
 from verify.analyze.screen import screened_relaxation, small_int_tuple
+from verify.analyze.simplex import SimplexCertificate, strictly_inside
 from verify.lp.feasibility import GordanCertificate, Witness, strict_feasibility
 from verify.linalg.exact import integer_nullspace
 
@@ -322,9 +324,13 @@ def _neighbour_supports(i: int, near: dict, evidence: list) -> tuple:
         ev = evidence[k]
         if isinstance(ev, GordanCertificate):
             out.update((m, None) for m, _ in ev.multipliers)
-            used += 1
-            if used == WARM_NEIGHBOURS:
-                break
+        elif isinstance(ev, SimplexCertificate):
+            out.update((m, None) for m in ev.support)
+        else:
+            continue
+        used += 1
+        if used == WARM_NEIGHBOURS:
+            break
     out.pop(i, None)
     return tuple(out)
 
@@ -358,7 +364,6 @@ def _blob_labels(head: ExactHead, unique: list[int], evidence: list, progress, w
     (:mod:`verify.analyze.blobs`), before the screen, which would spend all its
     rounds on each member; returns the labels still undecided."""
     from verify.analyze.blobs import BLOB_MIN_SIZE, certify_blobs, near_duplicate_groups
-    from verify.analyze.simplex import SimplexCertificate
 
     groups = near_duplicate_groups(head, unique, BLOB_MIN_SIZE)
     if not groups:
@@ -403,7 +408,6 @@ def _interior_labels(head: ExactHead, tasks: list, evidence: list, progress, wor
     """Convex weights for the labels left by the screen that lie inside the hull
     (:mod:`verify.analyze.interior`); returns the tasks still undecided."""
     from verify.analyze.interior import interior_certificates
-    from verify.analyze.simplex import SimplexCertificate
 
     inside = interior_certificates(head, tasks, workers) if tasks else {}
     for i, (support, weights, _) in inside.items():
@@ -443,7 +447,7 @@ def _decide_label(head: ExactHead, i: int, start, rivals=(),
     initial = [A.position(k) for k in initial if k != i]
     # A label that never won is probably inside the hull: look for the convex
     # combination among the labels that beat it and its nearest rows first.
-    near = np.argsort(A.norms(), kind="stable")[: 2 * head.d + 2]
+    near = smallest(A.norms(), 2 * head.d + 2)
     cand = list(dict.fromkeys([A.position(k) for k in rivals if k != i]
                               + [int(r) for r in near]))
     support = nnls_support(A.take(cand))
@@ -491,8 +495,20 @@ def _program_evidence(head: ExactHead, A: Differences, i: int, start,
     return _exact_label(head, i)
 
 
-def label_certificate(head: ExactHead, i: int, support: Sequence[int]) -> GordanCertificate | None:
-    """Exact convex weights ``w_i = sum lambda_k w_k`` on ``support``, if they exist."""
+def label_certificate(head: ExactHead, i: int, support: Sequence[int]
+                      ) -> GordanCertificate | SimplexCertificate | None:
+    """Exact convex weights ``w_i = sum lambda_k w_k`` on ``support``, if they exist.
+
+    On a screened head a support of ``d + 1`` rows is first tried as a simplex with
+    ``w_i`` strictly inside (:func:`verify.analyze.simplex.strictly_inside`, a
+    :class:`~verify.analyze.simplex.SimplexCertificate`): the proof costs a float
+    inverse and two exact residuals, the weights an integer null space whose entries
+    have ``d`` times the head's digits (on PP-OCRv5's 1,013 such labels, 8 ms against
+    48 ms per label; 149 of 150 sampled were proved).
+    """
+    if head.screened and len(support) == head.d + 1 and head.Zarr is not None:
+        if strictly_inside(head.Zarr[list(support)], head.Zarr[i]):
+            return SimplexCertificate(support=tuple(int(k) for k in support))
     if len(support) >= LIFTING_MIN_SUPPORT:
         from verify.analyze.interior import exact_weights
 

@@ -44,6 +44,7 @@ __all__ = [
     "nnls_support",
     "perceptron",
     "propose_strict",
+    "smallest",
 ]
 
 
@@ -58,6 +59,29 @@ RELAXATION = 1.9
 EARLY_MARGIN = 0.1
 
 
+def smallest(values: np.ndarray, k: int) -> np.ndarray:
+    """The indices of the ``k`` smallest ``values`` in increasing order, ties by index:
+    ``np.argsort(values, kind="stable")[:k]`` without sorting all of them (the
+    per-label programs ask this of an ``n``-vector several times per label; a full
+    sort of PP-OCRv5's 18,385 margins costs a millisecond, the partition a tenth).
+
+    >>> smallest(np.array([3.0, 1.0, 2.0, 1.0, 0.5]), 3).tolist()
+    [4, 1, 3]
+    """
+    values = np.asarray(values)
+    n = values.size
+    k = max(0, min(int(k), n))
+    if k == 0:
+        return np.zeros(0, dtype=np.intp)
+    if k == n:
+        return np.argsort(values, kind="stable")
+    kth = np.partition(values, k - 1)[k - 1]
+    if np.isnan(kth):
+        return np.argsort(values, kind="stable")[:k]
+    chosen = np.flatnonzero(values <= kth)  # in increasing index: the sort is stable
+    return chosen[np.argsort(values[chosen], kind="stable")][:k]
+
+
 class Differences:
     """The rows ``f_i - f_k`` (``k != i``, or ``k`` not in ``skip``) of a head, never stored.
 
@@ -70,19 +94,21 @@ class Differences:
         self.F, self.i = head.F, i
         self._squares = getattr(head, "row_squares", None)
         self._norms = None
-        excluded = {i, *skip}
-        self.labels = [k for k in range(head.n) if k not in excluded]
-        self._index = np.array(self.labels, dtype=np.intp)
-        self._position = None
+        # The labels left out, in order: row r is label r + (number left out <= it).
+        self._excluded = np.array(sorted({int(i), *(int(k) for k in skip)}), dtype=np.intp)
+        self._index = np.delete(np.arange(head.n, dtype=np.intp), self._excluded)
+        self.labels = self._index.tolist()
         self.shape = (len(self.labels), head.d)
         # Small heads keep the matrix (the same floats as forming it explicitly).
         small = 8 * head.n * head.d <= head.budget.block_bytes // 4
         self.dense = self.F[i] - self.F[self._index] if small else None
 
     def position(self, k: int) -> int:
-        if self._position is None:
-            self._position = {k: r for r, k in enumerate(self.labels)}
-        return self._position[k]
+        """The row of label ``k`` (a label not left out)."""
+        before = int(np.searchsorted(self._excluded, k))
+        if before < self._excluded.size and self._excluded[before] == k:
+            raise KeyError(k)
+        return int(k) - before
 
     def take(self, rows) -> np.ndarray:
         rows = np.asarray(rows, dtype=np.intp)
@@ -331,9 +357,9 @@ def _first_rows(A, e, start, initial) -> list[int]:
     norms = _projected_norms(A, e)
     k0 = min(N, max(2 * d + 2, 8))
     if start is not None and np.all(np.isfinite(start)) and np.any(start):
-        first = np.argsort((A @ np.asarray(start, dtype=np.float64)) / norms)[:k0]
+        first = smallest((A @ np.asarray(start, dtype=np.float64)) / norms, k0)
     else:
-        first = np.argsort(norms)[:k0]
+        first = smallest(norms, k0)
     return list(dict.fromkeys([int(r) for r in initial] + [int(r) for r in first]))
 
 
@@ -378,7 +404,12 @@ def _propose_by_nnls(A, e, active: list[int], max_rounds: int, early):
         new = _violated_rows((A @ z) / norms, 1.0 - float(y.sum()), active, d, early)
         if new is None:
             return ("point", z)
-        active.extend(new)
+        # The next round keeps the rows of the optimum and adds the violated ones:
+        # each new row would lower the objective (its gradient s - b_k . p is
+        # positive), so the objective falls strictly from round to round and no
+        # active set comes back, while the program stays a few hundred columns
+        # smaller than the union of all rounds (NNLS costs grow with the columns).
+        active = [active[r] for r in np.flatnonzero(y > 0)] + new
     return None
 
 
@@ -390,7 +421,7 @@ def _violated_rows(margins: np.ndarray, t: float, active: list[int], d: int, ear
     if early is not None and margins.min() > early * t:
         return None
     inside = set(active)
-    order = np.argsort(margins)
+    order = smallest(margins, 4 * d + 8)
     new = [int(r) for r in order[: 4 * d + 8]
            if margins[r] < t * (1 - 1e-9) and int(r) not in inside][: max(d, 4)]
     return new or None
