@@ -259,3 +259,35 @@ def test_the_analysis_walks_only_when_it_decides_no_pairs(monkeypatch, neighbour
     assert decides_pairs(len(W), neighbours, 0) != walks
     assert decides_pairs(len(W), 0, 3) and decides_pairs(200, 0, 0)
     assert decides_pairs(201, 1, None) and not decides_pairs(201, 0, None)
+
+
+def test_the_walk_finds_every_label_with_a_winning_crossing_point():
+    """``walk_from`` screens the first crossing point of each label, then the others of
+    the labels left: the labels it returns are exactly those with some crossing point
+    that wins, rounded as the screen rounds it and checked here by the exact
+    ``wins`` one point at a time; among them are labels whose first point loses."""
+    W = _cloud_head(seed=2)
+    head = ExactHead.from_array(W)
+    analysis = argmaxable_labels(ExactHead.from_array(W))
+    vertices = [i for i in analysis.argmaxable if i >= 120]
+    sources = [(i, _witness_of(head, i)) for i in vertices[:6]]
+    pending = vertices[6:]
+    found = dict(walk_from(head, sources, pending))
+    winners, first_lost = set(), set()
+    first_seen = set()
+    for j, point in sources:
+        ks, X = crossing_points(head.F, j, facet_walk._float_point(point),
+                                np.asarray(pending))
+        X = np.rint(X * (2.0 ** facet_walk.WALK_POINT_BITS / np.abs(X).max(axis=0)))
+        for c, k in enumerate(ks.tolist()):
+            won = head.wins([tuple(int(v) for v in X[:, c])], [k])[0]
+            if k not in first_seen:
+                first_seen.add(k)
+                if not won:
+                    first_lost.add(k)
+            if won:
+                winners.add(k)
+    assert set(found) == winners and winners
+    assert first_lost & winners  # the second wave found something
+    for k, point in found.items():
+        assert is_argmax_witness(head.rows, k, point)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from verify.analyze import proposals as proposals_module
 from verify.analyze.proposals import Differences, propose_strict
@@ -178,8 +180,13 @@ def test_differences_keep_their_norms_and_match_the_explicit_matrix():
     assert A.norms() is first
     v = rng.normal(size=5)
     along = explicit - np.outer(explicit @ v, v) / (v @ v)
-    assert np.allclose(A.norms(along=v), np.linalg.norm(along, axis=1))
+    kept = A.norms(along=v)
+    assert np.allclose(kept, np.linalg.norm(along, axis=1))
     assert A.norms() is first
+    assert A.norms(along=v / np.linalg.norm(v)) is kept  # the same direction: kept
+    w = rng.normal(size=5)
+    other = explicit - np.outer(explicit @ w, w) / (w @ w)
+    assert np.allclose(A.norms(along=w), np.linalg.norm(other, axis=1))
 
 
 def test_facet_crossings_are_the_ray_exits_through_the_pairs_own_facet(monkeypatch):
@@ -281,3 +288,79 @@ def test_exact_sum_is_the_sum():
         got = exact_sum(values)
         want = sum((Fraction(int(fmpq(v).p), int(fmpq(v).q)) for v in values), Fraction(0))
         assert type(got) is fmpq and Fraction(int(got.p), int(got.q)) == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 1.0, -1.0, 2.5, np.inf, np.nan, 1e-300]), max_size=40),
+       st.integers(-2, 45))
+def test_smallest_is_the_start_of_the_stable_sort(values, k):
+    """``smallest`` against ``np.argsort(kind="stable")``: ties (by index), infinities
+    and NaN (last), and every ``k`` from below zero to beyond the length."""
+    from verify.analyze.proposals import smallest
+
+    x = np.array(values, dtype=np.float64)
+    expected = np.argsort(x, kind="stable")[:max(k, 0)]
+    assert smallest(x, k).tolist() == expected.tolist()
+
+
+def test_each_round_keeps_only_the_rows_of_the_optimum(monkeypatch):
+    """The NNLS cutting planes do not accumulate rows: every program after the first
+    holds the rows with positive weight in the one before and the new violated rows
+    (at most ``max(d, 4)``), and the answer is still a point of positive margin or a
+    dependency."""
+    import scipy.optimize
+
+    calls = []
+    real = scipy.optimize.nnls
+
+    def spy(M, b, **kwargs):
+        y, residual = real(M, b, **kwargs)
+        calls.append((M.shape[1], int(np.count_nonzero(y > 0))))
+        return y, residual
+
+    monkeypatch.setattr(scipy.optimize, "nnls", spy)
+    rng = np.random.default_rng(5)
+    rounds = 0
+    for trial in range(12):
+        d = 8
+        A = rng.normal(size=(3000, d)) + (1.2 if trial % 2 else 0.0) * rng.normal(size=d)
+        calls.clear()
+        kind, value = propose_strict(A, early=None)
+        if kind == "point":
+            assert _min_margin(A, None, value) > 0
+        else:
+            assert _is_dependency(A, None, value)
+        for (_, kept), (columns, _) in zip(calls, calls[1:]):
+            assert columns <= kept + max(d, 4)
+            rounds += 1
+    assert rounds >= 10  # several rounds were taken, so the bound was tested
+
+
+def test_screened_tie_points_are_exact_tie_witnesses(monkeypatch):
+    """``ties._screened_points`` (the check of the segments' and the per-pair float tie
+    points on screened heads): every witness it returns is an exact tie witness of its
+    pair on the integer rows, one per pair, for pairs of the candidates only, and it
+    finds most of them."""
+    from verify.analyze import head as head_module
+    from verify.analyze import ties as ties_module
+    from verify.analyze.head import make_head
+
+    monkeypatch.setattr(head_module, "SCREEN_MIN_ENTRIES", 0)
+    rng = np.random.default_rng(9)
+    W = rng.standard_normal((60, 4))
+    W[:20] *= 3
+    head = make_head(np.round(W * 64).astype(np.int64))
+    assert head.screened
+    F = head.F
+    pairs = [(i, j) for i in range(60) for j in range(i + 1, 60)][::5]
+    I = np.array([p[0] for p in pairs])
+    J = np.array([p[1] for p in pairs])
+    Xi = F[I].T + 0.01 * rng.standard_normal((4, len(pairs)))
+    Xj = F[J].T + 0.01 * rng.standard_normal((4, len(pairs)))
+    keep = (np.argmax(F @ Xi, axis=0) == I) & (np.argmax(F @ Xj, axis=0) == J)
+    cands = ties_module._facet_crossings(F, I[keep], J[keep], Xi[:, keep], Xj[:, keep])
+    found = ties_module._screened_points(head, cands)
+    wanted = {(min(i, j), max(i, j)) for i, j, _ in cands}
+    assert set(found) <= wanted and len(found) >= len(wanted) // 2
+    for (i, j), witness in found.items():
+        assert ties_module.is_tie_witness(head.Z, i, j, witness.point)

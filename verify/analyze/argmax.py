@@ -101,7 +101,7 @@ from verify.analyze.proposals import (
     smallest,
 )
 from verify.analyze.profile import stage
-from verify.analyze.screen import screened_relaxation, small_int_tuple
+from verify.analyze.screen import SCREEN_PATIENCE, screened_relaxation, small_int_tuple
 from verify.analyze.simplex import SimplexCertificate, strictly_inside
 from verify.lp.feasibility import GordanCertificate, Witness, strict_feasibility
 from verify.linalg.exact import integer_nullspace
@@ -130,6 +130,8 @@ SCREEN_CHUNK = 2048
 #: (:func:`_per_label`); fixed, so that the output does not depend on the number of
 #: workers.
 LABEL_BATCH = 64
+#: Labels per task of the near-duplicate pass.
+NEAR_CHUNK = 256
 #: Nearest labels (by rows) kept for each label of the per-label stage, and how many
 #: of them found inside the hull lend their supports to its linear program.
 NEAR_LABELS = 32
@@ -387,12 +389,13 @@ def _near_duplicate_labels(head: ExactHead, tasks: list, evidence: list, progres
     costs a few products. A label it decides is argmaxable, so no convex weights
     exist for it: the verdicts are those of the other order.
     """
-    from verify.analyze.clusters import near_label_lists
-
-    near = near_label_lists(head, [task[0] for task in tasks])
-    # Labels without near-duplicate rows have no cluster witness.
-    tried = [task[:3] + (cluster,) for task, cluster in zip(tasks, near) if cluster]
-    found = dict(zip((task[0] for task in tried), workers.map(cluster_label, tried)))
+    # Chunks of fixed size on the workers (the near rows too: on PP-OCRv5 they cost
+    # the main process 2.7 s).
+    chunks = [[task[:3] for task in tasks[lo:lo + NEAR_CHUNK]]
+              for lo in range(0, len(tasks), NEAR_CHUNK)]
+    found = {task[0]: point for chunk, points in zip(chunks, workers.map(cluster_labels,
+                                                                          chunks))
+             for task, point in zip(chunk, points)}
     left = []
     for task in tasks:
         point = found.get(task[0])
@@ -578,17 +581,21 @@ def screen_labels(head: ExactHead, labels: np.ndarray):
     directions = head.mahalanobis()
     found, left, rivals = screened_relaxation(
         head, labels, lambda cols: directions.directions(head.F[labels[cols]]),
-        rounds=PERCEPTRON_ROUNDS, bits=SCREEN_POINT_BITS)
+        rounds=PERCEPTRON_ROUNDS, bits=SCREEN_POINT_BITS, patience=SCREEN_PATIENCE)
     return found, left, {c: rivals[c] for c in left}
 
 
-def cluster_label(head: ExactHead, task):
-    """Label ``i`` of ``task = (i, start, rivals, near)``: an exactly checked witness
-    from the shared top point of ``i`` and its near-duplicate rows ``near``
+def cluster_labels(head: ExactHead, tasks: list) -> list:
+    """A chunk of tasks ``(i, start, rivals)`` (a task of
+    :class:`verify.analyze.parallel.Workers`): for each label an exactly checked
+    witness from the shared top point of ``i`` and its near-duplicate rows
     (:func:`verify.analyze.clusters.near_label_lists`; :func:`_cluster_point`), or None
     (no such rows, or the construction fails)."""
-    i, start, _, near = task
-    return _cluster_point(head, i, start, near=near)
+    from verify.analyze.clusters import near_label_lists
+
+    near = near_label_lists(head, [task[0] for task in tasks])
+    return [_cluster_point(head, i, start, near=cluster) if cluster else None
+            for (i, start, _), cluster in zip(tasks, near)]
 
 
 def decide_label(head: ExactHead, task) -> Witness | GordanCertificate:

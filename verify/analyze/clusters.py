@@ -114,12 +114,13 @@ def near_label_lists(head, labels, relative: float = NEAR_RELATIVE,
     out: list[list[int]] = []
     for lo in range(0, len(labels), step):
         block = np.asarray(labels[lo:lo + step], dtype=np.intp)
-        D = F @ F[block].T
+        # One row per label of the block: each label's distances are contiguous.
+        D = F[block] @ F.T
         D *= -2.0
-        D += sq[:, None]
-        D += sq[block][None, :]
+        D += sq[None, :]
+        D += sq[block][:, None]
         for c, i in enumerate(block):
-            dist = D[:, c]
+            dist = D[c]
             dist[i] = np.inf
             close = np.flatnonzero(dist <= (relative ** 2) * float(sq[i]))
             close = close[np.argsort(dist[close], kind="stable")][:limit]

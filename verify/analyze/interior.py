@@ -279,8 +279,7 @@ def positive_weights(A: np.ndarray, t: np.ndarray, gram=None) -> np.ndarray | No
         else:
             # Near the optimum the decrease is below the rounding of the objective and
             # no step passes the test: a full step that shrinks the gradient is taken.
-            if N - 1 < NEWTON_CG_MIN_DIMENSION or not _shrinks_gradient(Y, y, theta - step,
-                                                                          gradient):
+            if not _shrinks_gradient(Y, y, theta - step, gradient):
                 break
             size, trial = 1.0, objective(theta - step)
         theta, value = theta - size * step, trial
@@ -525,20 +524,37 @@ def clusters(head, labels: Sequence[int]) -> list[list[int]]:
 
     A label joins the first cluster whose first row is within ``NEAR_DUPLICATE`` times
     the row's norm of its own row (float distances: only a grouping, never a verdict).
-    Quadratic in ``len(labels)`` at worst, which is meant to be small (the labels the
-    screen leaves).
+    The first rows within twice that distance of each label are found first, by
+    products in blocks (``|f_k|^2 - 2 f_k . f_i + |f_i|^2``, whose rounding is far
+    below the radius); only those are measured as the greedy rule measures them. (The
+    rule alone compares every label with every first row: on PP-OCRv5's 3,800 labels
+    left by the screen, 2.4 s in the main process.)
     """
-    F = head.F
-    firsts: list[int] = []
+    labels = list(labels)
+    m = len(labels)
+    if not m:
+        return []
+    X = head.F[np.asarray(labels, dtype=np.intp)]
+    sq = np.einsum("ij,ij->i", X, X)
+    earlier: list[list[int]] = [[] for _ in range(m)]
+    block = max(1, min(1024, (1 << 23) // m))  # blocks of at most 64 MB
+    for lo in range(0, m, block):
+        D = sq[lo:lo + block, None] - 2.0 * (X[lo:lo + block] @ X.T) + sq[None, :]
+        limit = (2.0 * NEAR_DUPLICATE) ** 2 * sq[lo:lo + block, None]
+        for r, c in zip(*np.nonzero(D <= limit)):
+            if c < lo + r:
+                earlier[lo + r].append(int(c))
+    group_of: dict[int, int] = {}  # position of a first row -> its cluster
     groups: list[list[int]] = []
-    for i in labels:
-        if firsts:
-            gap = np.linalg.norm(F[firsts] - F[i], axis=1)
-            hit = np.flatnonzero(gap <= NEAR_DUPLICATE * float(np.linalg.norm(F[i])))
+    for p, i in enumerate(labels):
+        leads = [c for c in earlier[p] if c in group_of]
+        if leads:
+            gap = np.linalg.norm(X[leads] - X[p], axis=1)
+            hit = np.flatnonzero(gap <= NEAR_DUPLICATE * float(np.linalg.norm(X[p])))
             if hit.size:
-                groups[int(hit[0])].append(i)
+                groups[group_of[leads[int(hit[0])]]].append(i)
                 continue
-        firsts.append(i)
+        group_of[p] = len(groups)
         groups.append([i])
     return groups
 

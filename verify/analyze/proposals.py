@@ -93,7 +93,7 @@ class Differences:
     def __init__(self, head, i: int, skip=()):
         self.F, self.i = head.F, i
         self._squares = getattr(head, "row_squares", None)
-        self._norms = None
+        self._norms = self._squares_kept = self._along = None
         # The labels left out, in order: row r is label r + (number left out <= it).
         self._excluded = np.array(sorted({int(i), *(int(k) for k in skip)}), dtype=np.intp)
         self._index = np.delete(np.arange(head.n, dtype=np.intp), self._excluded)
@@ -134,19 +134,25 @@ class Differences:
             if vv:
                 A = A - np.outer(A @ along, along) / vv
             return np.linalg.norm(A, axis=1)
+        if self._squares_kept is None:
+            Fi = self.F[self.i]
+            squares = (self._squares() if self._squares is not None
+                       else np.einsum("ij,ij->i", self.F, self.F))
+            self._squares_kept = (squares[self._index] - 2.0 * (self.F @ Fi)[self._index]
+                                  + float(Fi @ Fi))
+            self._norms = np.sqrt(np.maximum(self._squares_kept, 0.0))
         vv = None if along is None else float(along @ along)
-        if not (vv and np.isfinite(vv)) and self._norms is not None:
+        if not (vv and np.isfinite(vv)):
             return self._norms
-        Fi = self.F[self.i]
-        squares = (self._squares() if self._squares is not None
-                   else np.einsum("ij,ij->i", self.F, self.F))
-        out = squares[self._index] - 2.0 * (self.F @ Fi)[self._index] + float(Fi @ Fi)
-        if vv and np.isfinite(vv):
-            out = out - (self @ along) ** 2 / vv
-            return np.sqrt(np.maximum(out, 0.0))
-        # The norms of the rows themselves are asked for again and again: kept.
-        self._norms = np.sqrt(np.maximum(out, 0.0))
-        return self._norms
+        # The norms are asked for again and again, orthogonal to the same direction
+        # too (three times per pair, the direction normalised on the way, so equal
+        # up to rounding): the last ones are kept.
+        u = np.asarray(along, dtype=np.float64) / np.sqrt(vv)
+        if self._along is None or not np.allclose(u, self._along[0], rtol=0.0,
+                                                  atol=1e-15):
+            out = self._squares_kept - (self @ u) ** 2
+            self._along = (u, np.sqrt(np.maximum(out, 0.0)))
+        return self._along[1]
 
 
 def _round_point(x, bits: int):

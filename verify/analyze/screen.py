@@ -80,6 +80,7 @@ import numpy as np
 
 __all__ = [
     "FLOAT32_UNIT",
+    "SCREEN_PATIENCE",
     "Float32Rows",
     "Mahalanobis",
     "mahalanobis",
@@ -108,6 +109,10 @@ EIGENVALUE_FLOOR = 1e-12
 RELAXATION = 1.9
 #: Largest block of columns of :func:`_float64_check`.
 FLOAT64_CHECK_COLUMNS = 256
+#: The screens of labels and of pairs stop after this many rounds in a row that prove
+#: nothing (``patience`` of :func:`screened_relaxation`; the synthetic 50,257 x 768
+#: head still proves a few columns in round 1, and then one in 5,000 labels later on).
+SCREEN_PATIENCE = 2
 
 
 def rounding_error_bounds(X: np.ndarray, d: int, *, unit: float, tiny: float,
@@ -363,7 +368,8 @@ def _step(F: np.ndarray, Y: np.ndarray, t: np.ndarray, rival: np.ndarray,
 
 
 def screened_relaxation(head, labels, starts, *, partners=None, normals=None,
-                        rounds: int = 60, bits: int = 16, progress=None):
+                        rounds: int = 60, bits: int = 16, progress=None,
+                        patience: int | None = None):
     """Witnesses for ``labels[c]`` (or tie witnesses with ``partners[c]``), proved.
 
     ``starts(cols)`` gives the starting points of the columns ``cols`` (a ``d x len``
@@ -374,7 +380,12 @@ def screened_relaxation(head, labels, starts, *, partners=None, normals=None,
     every one proved by the screen of the module docstring or by the exact check;
     ``left`` maps each other column to its last float point, and ``rivals[c]`` lists
     the labels that beat column ``c`` on the way. Columns go in blocks sized by the
-    head's memory budget.
+    head's memory budget. With ``patience``, the rounds stop early once that many
+    rounds in a row after the first have proved no column: each round costs a product
+    per open column, and on trained heads the columns still open after the first
+    rounds stay open (PP-OCRv5: all 3,782 witnesses of a third of its labels, and all
+    1,975 tie witnesses of 4,096 pairs, came in round 0; the 59 and 29 rounds after
+    it cost 15 and 6.8 of 16 and 7.4 CPU seconds).
     """
     rows = head.float32_rows()
     labels = np.asarray(labels, dtype=np.intp)
@@ -385,8 +396,9 @@ def screened_relaxation(head, labels, starts, *, partners=None, normals=None,
     left: dict = {}
     active = np.arange(m)
     step = head.budget.columns(12 * head.n, limit=2048)
+    idle = 0  # rounds after the first in a row that proved nothing
     for round_ in range(rounds):  # noqa: B007 (round 0 reads the starts)
-        if not active.size:
+        if not active.size or (patience is not None and idle >= patience):
             break
         # The float32 screen of every active column, block by block; then the float64
         # check of the columns it leaves unsure, all of the round's together (a float64
@@ -439,6 +451,7 @@ def screened_relaxation(head, labels, starts, *, partners=None, normals=None,
                 left[int(c)] = Y[:, r]
         if progress is not None and np.any(proved):
             progress.update(int(np.count_nonzero(proved)))
+        idle = idle + 1 if round_ > 0 and not np.any(proved) else 0
         active = active[lost]
     return found, left, [list(dict.fromkeys(r)) for r in rivals]
 

@@ -102,7 +102,12 @@ from verify.analyze.proposals import (
     smallest,
 )
 from verify.analyze.profile import stage
-from verify.analyze.screen import screened_relaxation, tie_point, tie_point_parts
+from verify.analyze.screen import (
+    SCREEN_PATIENCE,
+    screened_relaxation,
+    tie_point,
+    tie_point_parts,
+)
 from verify.analyze.simplex import SimplexCertificate, SimplexNoTie
 from verify.lp.feasibility import GordanCertificate, Witness, strict_feasibility
 from verify.linalg.exact import integer_nullspace
@@ -738,6 +743,7 @@ def screen_pairs(head: ExactHead, chunk):
         found, left, rivals = screened_relaxation(head, I, starts, partners=J,
                                                   normals=_Rows(normals),
                                                   rounds=SCREEN_TIE_ROUNDS,
+                                                  patience=SCREEN_PATIENCE,
                                                   bits=SCREEN_TIE_BITS)
     return found, left, {c: rivals[c] for c in left}
 
