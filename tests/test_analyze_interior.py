@@ -557,3 +557,40 @@ def test_the_probe_decides_whether_the_rest_is_tried(monkeypatch):
     monkeypatch.setattr(interior_module, "INTERIOR_MIN_SHARE", 2)
     probed = interior_certificates(head, tasks)
     assert 0 < len(probed) < len(full) and probed.keys() <= full.keys()
+
+
+def _greedy_clusters(F, labels):
+    """The grouping rule of ``clusters`` as it reads: each label against every first
+    row so far."""
+    firsts, groups = [], []
+    for i in labels:
+        if firsts:
+            gap = np.linalg.norm(F[firsts] - F[i], axis=1)
+            hit = np.flatnonzero(gap <= interior_module.NEAR_DUPLICATE
+                                 * float(np.linalg.norm(F[i])))
+            if hit.size:
+                groups[int(hit[0])].append(i)
+                continue
+        firsts.append(i)
+        groups.append([i])
+    return groups
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10 ** 6), st.integers(2, 6), st.integers(1, 60))
+def test_clusters_follow_the_greedy_rule(seed, d, m):
+    """``clusters`` (blocked candidate distances first) against the greedy rule itself,
+    on rows in chains of near duplicates at distances around the radius (relative
+    ``NEAR_DUPLICATE``), with equal rows, in a random order of the labels."""
+    rng = np.random.default_rng(seed)
+    base = rng.standard_normal((max(1, m // 4), d)) * 2 ** 20
+    rows = []
+    for _ in range(m):
+        b = base[int(rng.integers(len(base)))]
+        scale = interior_module.NEAR_DUPLICATE * float(np.linalg.norm(b))
+        step = rng.standard_normal(d)
+        step *= rng.choice([0.0, 0.3, 0.9, 1.1, 2.5]) * scale / np.linalg.norm(step)
+        rows.append(np.rint(b + step))
+    head = make_head(np.array(rows, dtype=np.int64))
+    order = [int(k) for k in rng.permutation(m)]
+    assert clusters(head, order) == _greedy_clusters(head.F, order)

@@ -494,3 +494,51 @@ def test_tie_point_is_the_primitive_projection(seed, xbits, zbits, common_factor
     want = [a // g for a in want] if g else want
     assert list(got) == want
     assert sum(a * b for a, b in zip(v, got)) == 0
+
+
+@pytest.mark.parametrize("patience", [1, 2, 3])
+def test_patience_stops_the_rounds_after_rounds_that_prove_nothing(monkeypatch, patience):
+    """``screened_relaxation(patience=p)`` runs rounds until ``p`` rounds in a row after
+    the first have proved nothing, and no longer; what it proves is what the same
+    rounds prove without ``patience``. (Random starts, so that the relaxation method
+    proves labels after round 0; labels inside the hull are never proved, so without
+    ``patience`` every round runs.)"""
+    rng = np.random.default_rng(4)
+    W = np.rint(rng.standard_normal((60, 4)) * 2 ** 10).astype(np.int64)
+    W[:10] //= 8  # rows near the centre: inside the hull
+    head = make_head(W)
+    labels = np.arange(60)
+    starts = rng.standard_normal((4, 60))
+    rounds_seen = []
+    real = screen_module._screen
+
+    def counted(*args, **kwargs):
+        rounds_seen.append(None)
+        return real(*args, **kwargs)
+
+    class Proofs:
+        def __init__(self):
+            self.rounds = []
+
+        def update(self, k):
+            self.rounds.append(len(rounds_seen) - 1)
+
+    monkeypatch.setattr(screen_module, "_screen", counted)
+    proofs = Proofs()
+    found, left, _ = screened_relaxation(head, labels, lambda cols: starts[:, cols],
+                                         rounds=40, patience=patience, progress=proofs)
+    ran = len(rounds_seen)
+    assert 1 < ran < 40 and left  # stopped early with columns left
+    assert any(r > 0 for r in proofs.rounds)  # the relaxation method proved some
+    idle = [r for r in range(1, ran) if r not in proofs.rounds]
+    assert idle[-patience:] == list(range(ran - patience, ran))
+    runs, streak = [], 0
+    for r in range(1, ran):
+        streak = streak + 1 if r in idle else 0
+        runs.append(streak)
+    assert max(runs[:-1], default=0) < patience  # no earlier stop was due
+    rounds_seen.clear()
+    same, _, _ = screened_relaxation(head, labels, lambda cols: starts[:, cols],
+                                     rounds=ran)
+    assert sorted(same) == sorted(found)
+    assert all(np.array_equal(same[c], found[c]) for c in found)
