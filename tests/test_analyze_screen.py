@@ -542,3 +542,32 @@ def test_patience_stops_the_rounds_after_rounds_that_prove_nothing(monkeypatch, 
                                      rounds=ran)
     assert sorted(same) == sorted(found)
     assert all(np.array_equal(same[c], found[c]) for c in found)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 5), st.integers(0, 10 ** 6), st.booleans())
+def test_equal_row_groups_are_the_groups_of_equal_rows(n, d, seed, collide):
+    """``ExactHead.equal_row_groups`` (rows bucketed by a digest of their bytes, then
+    compared) against the definition, on rows drawn from a few distinct ones (with a
+    row differing from another in one entry only), also with a digest that puts every
+    row in one bucket: each group increasing, groups by first label."""
+    class Same:
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def digest(self):
+            return b"same"
+
+    rng = np.random.default_rng(seed)
+    distinct = rng.integers(-3, 4, size=(max(1, n // 3), d))
+    Z = distinct[rng.integers(len(distinct), size=n)]
+    Z[0, -1] += 1  # a row one unit from a row it may have equalled
+    head = make_head(Z)
+    assert head.Zarr is not None
+    expected: dict = {}
+    for i, row in enumerate(Z.tolist()):
+        expected.setdefault(tuple(row), []).append(i)
+    with pytest.MonkeyPatch.context() as mp:
+        if collide:
+            mp.setattr(head_module, "blake2b", Same)
+        assert head.equal_row_groups() == sorted(expected.values(), key=lambda g: g[0])

@@ -58,6 +58,7 @@ from typing import Sequence
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from verify.analyze.head import equal_rows
 from verify.analyze.proposals import label_proposal
 
 __all__ = ["BLOB_MIN_SIZE", "BLOB_RELATIVE", "blob_support", "certify_blob", "certify_blobs",
@@ -78,7 +79,8 @@ STRAGGLER_RELATIVE = 2.0 ** -12
 def near_duplicate_groups(head, labels: Sequence[int], min_size: int = 2) -> list[list[int]]:
     """The labels grouped by the grid cell of their float row (cells of side
     ``BLOB_RELATIVE`` times the median row norm); groups of at least ``min_size``,
-    each increasing, in order of first label. Linear in ``len(labels)`` (a sort)."""
+    each increasing, in order of first label. Linear in ``len(labels)`` (a digest of
+    each row's cell, :func:`verify.analyze.head.equal_rows`)."""
     labels = np.asarray(labels, dtype=np.intp)
     if labels.size < min_size:
         return []
@@ -87,15 +89,9 @@ def near_duplicate_groups(head, labels: Sequence[int], min_size: int = 2) -> lis
     scale = float(np.median(norms[labels])) * BLOB_RELATIVE
     if not scale > 0:
         return []
+    # (F holds no -0.0: its rows come from the exact integers.)
     cells = np.floor(F[labels] / scale)
-    _, inverse, counts = np.unique(cells, axis=0, return_inverse=True, return_counts=True)
-    inverse = inverse.reshape(-1)
-    # One stable sort by cell, split at the cell boundaries: linear after the sort (a
-    # scan per cell would be quadratic when there are many cells).
-    order = np.argsort(inverse, kind="stable")
-    bounds = np.flatnonzero(np.diff(inverse[order])) + 1
-    groups = [labels[part].tolist() for part in np.split(order, bounds)
-              if part.size >= min_size]
+    groups = [labels[part].tolist() for part in equal_rows(cells) if len(part) >= min_size]
     return sorted(groups, key=lambda g: g[0])
 
 

@@ -33,6 +33,7 @@ Example
 
 from __future__ import annotations
 
+from hashlib import blake2b
 from itertools import repeat
 from math import gcd, lcm
 from operator import rshift
@@ -509,13 +510,28 @@ class ExactHead:
             for i, row in enumerate(self.Z):
                 groups.setdefault(row, []).append(i)
             return list(groups.values())
-        _, first, inverse = np.unique(self.Zarr, axis=0, return_index=True,
-                                      return_inverse=True)
-        inverse = inverse.reshape(-1)
-        order = np.argsort(inverse, kind="stable")
-        bounds = np.flatnonzero(np.diff(inverse[order])) + 1
-        groups = [g.tolist() for g in np.split(order, bounds)]
-        return sorted(groups, key=lambda g: g[0])
+        return equal_rows(self.Zarr)
+
+
+def equal_rows(A: np.ndarray) -> list[list[int]]:
+    """The row indices of the 2-D array ``A`` grouped by equal rows: each group
+    increasing, groups in order of first index (``-0.0`` and ``0.0`` must not both
+    occur: rows are told apart by their bytes first).
+
+    Rows are bucketed by a digest of their bytes, then compared within a bucket, so no
+    lexicographic sort of the rows is needed (``np.unique(A, axis=0)`` took 1.8 s of
+    the main process on ddddocr's 16,420 lifted rows of 1,025 entries).
+    """
+    buckets: dict[bytes, list[list[int]]] = {}
+    for i, row in enumerate(A):
+        bucket = buckets.setdefault(blake2b(row.tobytes(), digest_size=16).digest(), [])
+        for group in bucket:
+            if np.array_equal(A[group[0]], row):
+                group.append(i)
+                break
+        else:
+            bucket.append([i])
+    return sorted((g for bucket in buckets.values() for g in bucket), key=lambda g: g[0])
 
 
 # --- rows with square roots ------------------------------------------------------------
