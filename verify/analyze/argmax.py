@@ -130,8 +130,10 @@ SCREEN_CHUNK = 2048
 #: (:func:`_per_label`); fixed, so that the output does not depend on the number of
 #: workers.
 LABEL_BATCH = 64
-#: Labels per task of the near-duplicate pass.
-NEAR_CHUNK = 256
+#: Labels per task of the near-duplicate pass (small: the cluster witnesses of a few
+#: labels can cost far more than the others', on the synthetic 50,257 x 768 head
+#: chunks of 256 left one worker idle for 9 of the pass's 20 seconds).
+NEAR_CHUNK = 32
 #: Nearest labels (by rows) kept for each label of the per-label stage, and how many
 #: of them found inside the hull lend their supports to its linear program.
 NEAR_LABELS = 32
