@@ -496,13 +496,15 @@ def test_tie_point_is_the_primitive_projection(seed, xbits, zbits, common_factor
     assert sum(a * b for a, b in zip(v, got)) == 0
 
 
-@pytest.mark.parametrize("patience", [1, 2, 3])
-def test_patience_stops_the_rounds_after_rounds_that_prove_nothing(monkeypatch, patience):
+@pytest.mark.parametrize("patience, gap", [(1, False), (2, False), (2, True), (3, True)])
+def test_patience_stops_the_rounds_after_rounds_that_prove_nothing(monkeypatch, patience,
+                                                                   gap):
     """``screened_relaxation(patience=p)`` runs rounds until ``p`` rounds in a row after
     the first have proved nothing, and no longer; what it proves is what the same
     rounds prove without ``patience``. (Random starts, so that the relaxation method
     proves labels after round 0; labels inside the hull are never proved, so without
-    ``patience`` every round runs.)"""
+    ``patience`` every round runs. With ``gap`` the float32 screen of round 1 is made
+    to prove nothing, so that an idle round comes between rounds that prove.)"""
     rng = np.random.default_rng(4)
     W = np.rint(rng.standard_normal((60, 4)) * 2 ** 10).astype(np.int64)
     W[:10] //= 8  # rows near the centre: inside the hull
@@ -514,7 +516,11 @@ def test_patience_stops_the_rounds_after_rounds_that_prove_nothing(monkeypatch, 
 
     def counted(*args, **kwargs):
         rounds_seen.append(None)
-        return real(*args, **kwargs)
+        out = real(*args, **kwargs)
+        if gap and len(rounds_seen) == 2:
+            none = np.zeros_like(out[0])
+            out = (none, none) + tuple(out[2:])
+        return out
 
     class Proofs:
         def __init__(self):
@@ -530,6 +536,8 @@ def test_patience_stops_the_rounds_after_rounds_that_prove_nothing(monkeypatch, 
     ran = len(rounds_seen)
     assert 1 < ran < 40 and left  # stopped early with columns left
     assert any(r > 0 for r in proofs.rounds)  # the relaxation method proved some
+    if gap:
+        assert 1 not in proofs.rounds and any(r > 1 for r in proofs.rounds)
     idle = [r for r in range(1, ran) if r not in proofs.rounds]
     assert idle[-patience:] == list(range(ran - patience, ran))
     runs, streak = [], 0
