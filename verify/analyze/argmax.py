@@ -443,9 +443,9 @@ def _accept_points(head: ExactHead, points: dict, evidence: list, progress) -> l
 
 
 def _decide_label(head: ExactHead, i: int, start, rivals=(),
-                  initial=()) -> Witness | GordanCertificate:
+                  initial=()) -> Witness | GordanCertificate | SimplexCertificate:
     # (Labels of screened heads with near-duplicate rows were tried by
-    # cluster_label before they got here.) ``initial``: labels the linear program
+    # cluster_labels before they got here.) ``initial``: labels the linear program
     # starts with (the supports of neighbouring labels inside the hull).
     A = Differences(head, i)
     others = A.labels
@@ -471,7 +471,7 @@ def _decide_label(head: ExactHead, i: int, start, rivals=(),
 
 
 def _program_evidence(head: ExactHead, A: Differences, i: int, start,
-                      initial) -> Witness | GordanCertificate | None:
+                      initial) -> Witness | GordanCertificate | SimplexCertificate | None:
     """Label ``i`` from the cutting-plane program (its point rounded and checked, or
     its support made exact), or None."""
     others = A.labels
@@ -511,9 +511,9 @@ def label_certificate(head: ExactHead, i: int, support: Sequence[int]
     have ``d`` times the head's digits (on PP-OCRv5's 1,013 such labels, 8 ms against
     48 ms per label; 149 of 150 sampled were proved).
     """
-    if head.screened and len(support) == head.d + 1 and head.Zarr is not None:
-        if strictly_inside(head.Zarr[list(support)], head.Zarr[i]):
-            return SimplexCertificate(support=tuple(int(k) for k in support))
+    if (head.screened and len(support) == head.d + 1 and head.Zarr is not None
+            and strictly_inside(head.Zarr[list(support)], head.Zarr[i])):
+        return SimplexCertificate(support=tuple(int(k) for k in support))
     if len(support) >= LIFTING_MIN_SUPPORT:
         from verify.analyze.interior import exact_weights
 
@@ -600,7 +600,7 @@ def cluster_labels(head: ExactHead, tasks: list) -> list:
             for (i, start, _), cluster in zip(tasks, near)]
 
 
-def decide_label(head: ExactHead, task) -> Witness | GordanCertificate:
+def decide_label(head: ExactHead, task) -> Witness | GordanCertificate | SimplexCertificate:
     """Label ``i`` of ``task = (i, start, rivals)`` or ``(i, start, rivals, initial)``
     by the per-label methods."""
     return _decide_label(head, *task)

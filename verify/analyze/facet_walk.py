@@ -137,15 +137,14 @@ def walk_from(head, sources, pending) -> list[tuple[int, tuple]]:
     # Two waves: the first crossing point of each label, then the others of the labels
     # it left (several sources of a chunk cross into the same neighbour: on PP-OCRv5
     # 44,976 points for 11,450 labels, of which one point sufficed for most).
-    seen: set = set()
-    firsts = np.array([c for c, k in enumerate(labels.tolist())
-                       if not (k in seen or seen.add(k))], dtype=np.intp)
+    firsts = np.sort(np.unique(labels, return_index=True)[1])  # each label's first point
     first: dict[int, tuple] = {}
     wave = firsts
     for _ in range(2):
         if not wave.size:
             break
-        found, _, _ = screened_relaxation(head, labels[wave], lambda cols: X[:, wave[cols]],
+        found, _, _ = screened_relaxation(head, labels[wave],
+                                          lambda cols, wave=wave: X[:, wave[cols]],
                                           rounds=WALK_ROUNDS, bits=WALK_POINT_BITS)
         for c in sorted(found):
             first.setdefault(int(labels[wave[c]]),
