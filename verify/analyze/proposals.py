@@ -317,9 +317,10 @@ def propose_strict(A: np.ndarray, eq: np.ndarray | None = None, start=None,
     the origin of their convex hull, scaled: Wolfe's minimum-norm point), or, at
     residual zero, ``y`` is a dependency ``sum y_k b_k = 0`` (a Gordan certificate in
     floating point) whose support has linearly independent rows, so at most ``d + 1``.
-    The rows of ``A`` that ``p`` leaves below ``s`` join the active set (the
-    ``max(d, 4)`` most violated) until none does, or until every row has a margin of at
-    least ``early`` times ``s`` (None: only at the optimum). The active set starts with
+    The next active set is the rows with ``y_k > 0`` and the rows of ``A`` that ``p``
+    leaves below ``s`` (the ``max(d, 4)`` most violated), until none is left, or until
+    every row has a margin of at least ``early`` times ``s`` (None: only at the optimum);
+    the HiGHS method keeps every row it has added. The active set starts with
     the rows ``initial`` (indices into ``A``) and the rows of smallest margin at
     ``start`` (or of smallest norm).
 

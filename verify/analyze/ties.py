@@ -915,7 +915,6 @@ def segment_pairs(head: ExactHead, task) -> dict:
     return found
 
 
-
 def _feet(F: np.ndarray, X: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     """The feet of the perpendiculars from the columns ``x_c`` of ``X`` onto the
     hyperplanes ``(f_src - f_dst) . x = 0``: where ``src`` and ``dst`` tie nearest to
