@@ -552,13 +552,15 @@ def test_patience_stops_the_rounds_after_rounds_that_prove_nothing(monkeypatch, 
     assert all(np.array_equal(same[c], found[c]) for c in found)
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.integers(1, 40), st.integers(1, 5), st.integers(0, 10 ** 6), st.booleans())
-def test_equal_row_groups_are_the_groups_of_equal_rows(n, d, seed, collide):
-    """``ExactHead.equal_row_groups`` (rows bucketed by a digest of their bytes, then
-    compared) against the definition, on rows drawn from a few distinct ones (with a
-    row differing from another in one entry only), also with a digest that puts every
-    row in one bucket: each group increasing, groups by first label."""
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 5), st.integers(0, 10 ** 6), st.booleans(),
+       st.integers(1, 3))
+def test_equal_row_groups_are_the_groups_of_equal_rows(n, d, seed, collide, prefix):
+    """``ExactHead.equal_row_groups`` (rows grouped by a few of their entries, then
+    bucketed by a digest of their bytes and compared) against the definition, on rows
+    drawn from a few distinct ones (with a row differing from another in one entry
+    only), with 1 to 3 entries compared first, also with a digest that puts every row
+    in one bucket: each group increasing, groups by first label."""
     class Same:
         def __init__(self, *args, **kwargs):
             pass
@@ -576,6 +578,7 @@ def test_equal_row_groups_are_the_groups_of_equal_rows(n, d, seed, collide):
     for i, row in enumerate(Z.tolist()):
         expected.setdefault(tuple(row), []).append(i)
     with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(head_module, "EQUAL_ROWS_PREFIX", prefix)
         if collide:
             mp.setattr(head_module, "blake2b", Same)
         assert head.equal_row_groups() == sorted(expected.values(), key=lambda g: g[0])

@@ -443,7 +443,8 @@ def screened_relaxation(head, labels, starts, *, partners=None, normals=None,
             # A small push keeps exact ties (excess 0) from stalling.
             push = np.maximum(excess[lost], 0.0) + 1e-9 * scale[lost]
             Y = Xi[:, lost].astype(np.float64)
-            Y /= np.linalg.norm(Y, axis=0)
+            lengths = np.linalg.norm(Y, axis=0)
+            Y[:, lengths > 0] /= lengths[lengths > 0]  # a point rounded to 0 stays 0
             _step(head.F, Y, t[lost], rival[lost], push,
                   None if normals is None else normals[active[lost]],
                   head.mahalanobis().precision)
