@@ -41,6 +41,17 @@ def _witness_of(head, i: int) -> tuple:
     return ev.point
 
 
+def _cloud_sources(seed: int, count: int = 6):
+    """The cloud head of ``seed``, witnesses of ``count`` of its cloud's hull vertices
+    (the sources) and the cloud's other hull vertices (pending)."""
+    W = _cloud_head(seed=seed)
+    head = ExactHead.from_array(W)
+    analysis = argmaxable_labels(ExactHead.from_array(W))
+    vertices = [i for i in analysis.argmaxable if i >= 120]
+    sources = [(i, _witness_of(head, i)) for i in vertices[:count]]
+    return head, sources, vertices[count:]
+
+
 def test_a_crossing_point_lies_beyond_the_facet_by_delta_of_the_margin():
     rng = np.random.default_rng(3)
     F = rng.standard_normal((30, 5))
@@ -95,12 +106,7 @@ def test_the_walk_finds_exact_witnesses_of_pending_labels_only():
 
 def test_walking_in_chunks_keeps_the_first_witness_and_any_number_of_workers_agrees(
         monkeypatch):
-    W = _cloud_head(seed=1)
-    head = ExactHead.from_array(W)
-    analysis = argmaxable_labels(ExactHead.from_array(W))
-    vertices = [i for i in analysis.argmaxable if i >= 120]
-    sources = [(i, _witness_of(head, i)) for i in vertices[:6]]
-    pending = vertices[6:]
+    head, sources, pending = _cloud_sources(seed=1)
     monkeypatch.setattr(facet_walk, "WALK_CHUNK", 2)
     alone = walk(head, sources, pending)
     with Workers(head, jobs=2) as workers:
@@ -266,12 +272,7 @@ def test_the_walk_finds_every_label_with_a_winning_crossing_point():
     the labels left: the labels it returns are exactly those with some crossing point
     that wins, rounded as the screen rounds it and checked here by the exact
     ``wins`` one point at a time; among them are labels whose first point loses."""
-    W = _cloud_head(seed=2)
-    head = ExactHead.from_array(W)
-    analysis = argmaxable_labels(ExactHead.from_array(W))
-    vertices = [i for i in analysis.argmaxable if i >= 120]
-    sources = [(i, _witness_of(head, i)) for i in vertices[:6]]
-    pending = vertices[6:]
+    head, sources, pending = _cloud_sources(seed=2)
     found = dict(walk_from(head, sources, pending))
     winners, first_lost = set(), set()
     first_seen = set()
