@@ -377,6 +377,24 @@ def test_the_result_does_not_depend_on_the_number_of_workers(tmp_path):
     assert outputs[0] == outputs[1]
 
 
+def test_segment_tasks_spread_few_pairs_and_cap_many():
+    """Pairs per segment task: at most ``SEGMENT_CHUNK``; at least
+    ``SEGMENT_MIN_CHUNK`` where there are that many; and from two chunks' worth of pairs
+    on, at least two tasks (a worker each), but never more than ``SEGMENT_TASKS``
+    unless the cap forces it."""
+    import verify.analyze.ties as ties_module
+
+    for m in list(range(0, 300)) + [1000, 4095, 4096, 4097, 10 ** 5]:
+        size = ties_module.segment_chunk(m)
+        tasks = -(-m // size)
+        assert 1 <= size <= ties_module.SEGMENT_CHUNK
+        if m >= ties_module.SEGMENT_MIN_CHUNK:
+            assert size >= ties_module.SEGMENT_MIN_CHUNK
+        if m >= 2 * ties_module.SEGMENT_MIN_CHUNK:
+            assert tasks >= 2
+        assert tasks <= max(ties_module.SEGMENT_TASKS, -(-m // ties_module.SEGMENT_CHUNK))
+
+
 def test_segment_witnesses_of_screened_pairs_agree_with_the_small_head_engine(tmp_path):
     """Pairs the tie screen leaves (one round: most of them) go to the segments between
     the labels' own witnesses, in chunks of 8 pairs: every witness they give is

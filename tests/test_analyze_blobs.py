@@ -131,3 +131,30 @@ def test_members_cut_off_from_their_blob_are_proven_on_its_support():
     assert {0, 1, 2} <= set(found) and set(found) <= set(range(12))
     assert len({found[i] for i in found}) == 1  # one support for all of them
     assert blobs_module.certify_blobs(head, [group], Workers(head)).keys() == set(group)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_near_duplicate_groups_are_the_grid_cells_of_whole_rows(seed):
+    """Rows that share the cells of the compared columns and differ in another column
+    are told apart; the groups are those of the cells of whole rows."""
+    from verify.analyze.head import prefix_columns
+
+    rng = np.random.default_rng(seed)
+    d = 20
+    base = rng.standard_normal((6, d))
+    picks = rng.integers(0, 6, size=60)
+    W = base[picks].copy()
+    hidden = [c for c in range(d) if c not in set(prefix_columns(d).tolist())]
+    for r in range(len(W)):  # some rows move in a column outside the prefix
+        if rng.integers(3) == 0:
+            W[r, int(rng.choice(hidden))] += 0.5
+    head = head_module.make_head(W)
+    labels = sorted(rng.choice(len(W), size=45, replace=False).tolist())
+    scale = float(np.median(head.row_norms()[labels])) * blobs_module.BLOB_RELATIVE
+    cells: dict = {}
+    for i in labels:
+        cells.setdefault(tuple(np.floor(head.F[i] / scale).tolist()), []).append(i)
+    for min_size in (2, 3):
+        expected = sorted((g for g in cells.values() if len(g) >= min_size),
+                          key=lambda g: g[0])
+        assert near_duplicate_groups(head, labels, min_size) == expected

@@ -77,6 +77,49 @@ def test_integer_matrix_is_the_exact_rational_scaling(dtype, n, d, spread, data)
                    for i in range(n) for j in range(d))
 
 
+@pytest.mark.parametrize("bits", [52, 61, 62, 63, 64, 80])
+@pytest.mark.parametrize("unit", [1.0, 2.0 ** -30, 2.0 ** 9])
+def test_integer_matrix_at_the_int64_boundary(bits, unit, monkeypatch):
+    """Rows that need exactly ``bits`` bits under one scale: int64 up to
+    ``INT64_BITS``, Python integers beyond, the same rows either way; the smallest
+    entry in a later block of rows than the largest (blocks of two rows)."""
+    from verify.analyze import head as head_module
+
+    monkeypatch.setattr(head_module, "CONVERT_ROWS", 2)
+    A = np.array([[3 * 2.0 ** (bits - 2), 2.0 ** 20], [-(2.0 ** 30), 0.0],
+                  [6.0, -12.0], [0.0, 0.0], [-10.0, 1.0]]) * unit
+    Z = integer_matrix(A)
+    exact = [[Fraction(float(v)) for v in row] for row in A]
+    if bits <= head_module.INT64_BITS:
+        assert Z is not None
+        # The first row's entries need all the bits; the last row's 1 stays 1.
+        assert Z[0, 0] == 3 << (bits - 2) and Z[4, 1] == 1
+    else:
+        assert Z is None
+    head = ExactHead.from_array(A)
+    slow = ExactHead([[exact_from_float(v) for v in row] for row in A])
+    assert list(head.Z) == list(slow.Z)
+    c = Fraction(head.Z[0][0]) / exact[0][0]
+    assert all(Fraction(head.Z[i][j]) == c * exact[i][j]
+               for i in range(len(A)) for j in range(2))
+
+
+def test_integer_matrix_of_zeros_and_negative_entries():
+    assert integer_matrix(np.zeros((3, 2))).tolist() == [[0, 0]] * 3
+    assert integer_matrix(np.array([[-0.0, -0.75], [0.5, 0.0]])).tolist() == [[0, -3],
+                                                                             [2, 0]]
+
+
+def test_rows_equal_on_int64_rows_and_on_python_integers():
+    rows = [[1, 2, 3], [1, 2, 3], [1, 2, 4], [2, 4, 6]]
+    long = [[(1 << 70) + row[0]] + row[1:] for row in rows]
+    for head in (make_head(np.array(rows, dtype=np.int64)), make_head(long)):
+        got = [[head.rows_equal(i, j) for j in range(4)] for i in range(4)]
+        assert got == [[head.Z[i] == head.Z[j] for j in range(4)] for i in range(4)]
+        assert got[0][1] and not got[0][2] and not got[0][3]
+    assert make_head(long).Zarr is None
+
+
 def test_integer_matrix_hands_long_rows_to_python_integers():
     assert integer_matrix(np.array([[1e300, 0.0], [1e-300, 1.0]])) is None
     head = ExactHead.from_array(np.array([[1e300, 0.0], [1e-300, 1.0]]))

@@ -582,3 +582,33 @@ def test_equal_row_groups_are_the_groups_of_equal_rows(n, d, seed, collide, pref
         if collide:
             mp.setattr(head_module, "blake2b", Same)
         assert head.equal_row_groups() == sorted(expected.values(), key=lambda g: g[0])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_mahalanobis_of_floor_rows_without_forming_them(seed):
+    """The moments of rows and their copies moved down in the last coordinate, from the
+    rows alone, against those of the stacked matrix (a head with a bias)."""
+    rng = np.random.default_rng(seed)
+    F = rng.standard_normal((40, 5)) * [1.0, 2.0, 0.5, 3.0, 0.25]
+    s = float(rng.uniform(0.5, 4.0))
+    floors = F.copy()
+    floors[:, -1] -= s
+    stacked = screen_module.mahalanobis(np.vstack([F, floors]))
+    shifted = screen_module.mahalanobis(F, floor_shift=s)
+    assert np.allclose(shifted.mean, stacked.mean, rtol=1e-12, atol=1e-12)
+    assert np.allclose(shifted.precision, stacked.precision, rtol=1e-9, atol=1e-12)
+    plain = screen_module.mahalanobis(F)
+    assert not np.allclose(plain.precision, stacked.precision)
+
+
+def test_a_head_with_a_bias_whitens_its_floor_rows_too():
+    from verify.analyze.bias import bias_head
+
+    rng = np.random.default_rng(5)
+    W = rng.standard_normal((30, 4)).astype(np.float32)
+    b = rng.standard_normal(30).astype(np.float32)
+    head = bias_head(W, b)
+    assert head.drop is not None and head.n == 2 * head.labels
+    reference = screen_module.mahalanobis(head.F)
+    assert np.allclose(head.mahalanobis().precision, reference.precision, rtol=1e-9)
+    assert np.allclose(head.mahalanobis().mean, reference.mean, atol=1e-15)

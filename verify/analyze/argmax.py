@@ -565,7 +565,7 @@ def _cluster_point(head: ExactHead, i: int, start, partner: int | None = None,
                                                                  for e in ends]
     cluster = list(dict.fromkeys(k for found in lists for k in found
                                  if k not in ends))
-    if not cluster and (partner is None or head.Z[i] != head.Z[partner]):
+    if not cluster and (partner is None or not head.rows_equal(i, partner)):
         return None
     middle = head.F[list(ends)].mean(axis=0)[None, :]
     for x in (start, head.mahalanobis().directions(middle)[:, 0]):

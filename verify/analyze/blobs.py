@@ -58,7 +58,7 @@ from typing import Sequence
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from verify.analyze.head import equal_rows
+from verify.analyze.head import equal_rows, prefix_columns
 from verify.analyze.proposals import label_proposal
 
 __all__ = ["BLOB_MIN_SIZE", "BLOB_RELATIVE", "blob_support", "certify_blob", "certify_blobs",
@@ -89,9 +89,16 @@ def near_duplicate_groups(head, labels: Sequence[int], min_size: int = 2) -> lis
     scale = float(np.median(norms[labels])) * BLOB_RELATIVE
     if not scale > 0:
         return []
-    # (F holds no -0.0: its rows come from the exact integers.)
-    cells = np.floor(F[labels] / scale)
-    groups = [labels[part].tolist() for part in equal_rows(cells) if len(part) >= min_size]
+    # (F holds no -0.0: its rows come from the exact integers.) The cells of a few
+    # columns first: rows apart in them are apart, and only the rest need whole rows.
+    columns = prefix_columns(F.shape[1])
+    groups = []
+    for part in equal_rows(np.floor(F[np.ix_(labels, columns)] / scale)):
+        if len(part) >= min_size:
+            members = labels[part]
+            groups.extend(members[sub].tolist()
+                          for sub in equal_rows(np.floor(F[members] / scale))
+                          if len(sub) >= min_size)
     return sorted(groups, key=lambda g: g[0])
 
 

@@ -144,16 +144,15 @@ def _row_blocks(n: int, step: int = CONVERT_ROWS):
         yield lo, min(n, lo + step)
 
 
-def _exponent_range(block: np.ndarray) -> tuple[int, int] | None:
-    """``(lowest, highest)``: every non-zero entry is an odd multiple of ``2^e`` with
-    ``e >= lowest``, and below ``2^highest`` in magnitude; None if all are zero."""
-    a = block[block != 0]
-    if not a.size:
-        return None
-    mant, expo = np.frexp(a)
-    m = np.ldexp(mant, 53).astype(np.int64)  # exact: 53-bit integer mantissas
-    low = np.log2((m & -m).astype(np.float64)).astype(np.int64)  # trailing zero bits
-    return int((expo - 53 + low).min()), int(expo.max())
+def _top_exponent(array: np.ndarray) -> int | None:
+    """The least ``e`` with every entry below ``2^e`` in magnitude (None if all are
+    zero), in blocks of rows."""
+    top = 0.0
+    for lo, hi in _row_blocks(array.shape[0]):
+        block = np.asarray(array[lo:hi], dtype=np.float64)
+        if block.size:
+            top = max(top, float(block.max()), -float(block.min()))
+    return int(np.frexp(top)[1]) if top > 0 else None
 
 
 def integer_matrix(array: np.ndarray) -> np.ndarray | None:
@@ -161,11 +160,14 @@ def integer_matrix(array: np.ndarray) -> np.ndarray | None:
 
     ``W`` is an integer or floating numpy array (or memory map) of finite numbers
     (binary64 or narrower: every binary32, binary16 and bfloat16 number is a binary64
-    number). Each non-zero entry is ``m 2^e`` with an odd integer ``m``; scaling by
-    ``2^-min(e)`` makes every entry an integer, and dividing by the gcd of the entries
-    makes the matrix primitive: the same ``Z`` as the exact rational path. Returns None
-    when an entry would need more than ``INT64_BITS`` bits (the caller then uses Python
-    integers). Works in blocks of rows: the temporaries stay small.
+    number). With every entry below ``2^e`` in magnitude, ``2^(INT64_BITS - e) W``
+    has entries below ``2^INT64_BITS``; it is an integer matrix exactly when every
+    entry fits in ``INT64_BITS`` bits under one scale (each non-zero entry is
+    ``m 2^k`` with an odd integer ``m``, and ``e - min(k) <= INT64_BITS``). Dividing by
+    the gcd of the entries (first the common power of two) makes it primitive: the
+    same ``Z`` as the exact rational path. Returns None when an entry would need more
+    than ``INT64_BITS`` bits (the caller then uses Python integers). Works in blocks
+    of rows: the temporaries stay small.
     """
     n = array.shape[0]
     Z = np.empty(array.shape, dtype=np.int64)
@@ -177,17 +179,31 @@ def integer_matrix(array: np.ndarray) -> np.ndarray | None:
                 return None
             Z[lo:hi] = block
         return _primitive_int64(Z)
-    ranges = [r for lo, hi in _row_blocks(n)
-              if (r := _exponent_range(np.asarray(array[lo:hi], dtype=np.float64)))]
-    if not ranges:
+    top = _top_exponent(array)
+    if top is None:
         Z[:] = 0
         return Z
-    e_min, e_max = min(r[0] for r in ranges), max(r[1] for r in ranges)
-    if e_max - e_min > INT64_BITS:
-        return None
+    scale = INT64_BITS - top
+    common = 0
     for lo, hi in _row_blocks(n):
-        # Exact: a * 2^-e_min is an integer below 2^62, a binary64 number.
-        Z[lo:hi] = np.ldexp(np.asarray(array[lo:hi], dtype=np.float64), -e_min)
+        block = np.asarray(array[lo:hi], dtype=np.float64)
+        # Scaling by a power of two, to below 2^62, is exact except where a number
+        # scaled down underflows (entries of 2^62 and more beside tiny ones); a
+        # non-zero result is then below 1, and one rounded to zero is counted.
+        S = np.ldexp(block, scale)
+        if scale < 0 and np.count_nonzero(S) != np.count_nonzero(block):
+            return None
+        Z[lo:hi] = S
+        # Z holds S truncated, a binary64 number too: equal exactly when S is integral.
+        if not np.array_equal(Z[lo:hi], S):
+            return None
+        common |= int(np.bitwise_or.reduce(Z[lo:hi], axis=None))
+    # The common power of two: the trailing zeros of the OR of all entries (in two's
+    # complement -v has those of v).
+    shift = (common & -common).bit_length() - 1
+    if shift > 0:
+        for lo, hi in _row_blocks(n):
+            Z[lo:hi] >>= shift
     return _primitive_int64(Z)
 
 
@@ -255,8 +271,9 @@ def product_error_bounds(row_norms: np.ndarray, X: np.ndarray, d: int,
 
 def _bit_length(values: np.ndarray) -> int:
     """Largest bit length of the absolute values of an int64 array."""
-    top = int(np.abs(values).max()) if values.size else 0
-    return top.bit_length()
+    if not values.size:
+        return 0
+    return max(int(values.max()), -int(values.min())).bit_length()
 
 
 def _tick(progress, k: int) -> None:
@@ -343,7 +360,9 @@ class ExactHead:
         if self.Zarr is not None:
             self.F = np.empty(self.Zarr.shape, dtype=np.float64)
             for lo, hi in _row_blocks(self.n):
-                self.F[lo:hi] = np.ldexp(self.Zarr[lo:hi].astype(np.float64), -bits)
+                # One pass: int64 -> float64 rounds as astype would, the power of two
+                # scales exactly.
+                np.multiply(self.Zarr[lo:hi], 2.0 ** -bits, out=self.F[lo:hi])
             #: Largest error of an entry of F beyond its relative rounding (none here).
             self._absolute_error = 0.0
         else:
@@ -360,6 +379,9 @@ class ExactHead:
         #: rows after them only compete (the floor rows of a head with a bias,
         #: :mod:`verify.analyze.bias`).
         self.labels = self.n
+        #: The drop ``M`` of the floor rows of a head with a bias (row ``labels + k`` is
+        #: row ``k`` with ``M`` less in its last entry), else None.
+        self.drop = None
         #: Whether witnesses are searched by the float32 screen (large heads).
         self.screened = (self.Zarr is not None and self.n * self.d >= SCREEN_MIN_ENTRIES
                          and self.d <= MAX_DIMENSION)
@@ -373,7 +395,13 @@ class ExactHead:
     def mahalanobis(self):
         """Mean and inverse covariance of the rows of ``F`` (cached)."""
         if self._mahalanobis is None:
-            self._mahalanobis = mahalanobis(self.F)
+            n = self.labels
+            if self.drop is not None and self.n == 2 * n:
+                # The floor rows are the label rows moved down in the last coordinate.
+                self._mahalanobis = mahalanobis(
+                    self.F[:n], floor_shift=float(self.F[0, -1] - self.F[n, -1]))
+            else:
+                self._mahalanobis = mahalanobis(self.F)
         return self._mahalanobis
 
     @classmethod
@@ -410,6 +438,13 @@ class ExactHead:
         if self._row_squares is None:
             self._row_squares = np.einsum("ij,ij->i", self.F, self.F)
         return self._row_squares
+
+    def rows_equal(self, i: int, j: int) -> bool:
+        """Whether rows ``i`` and ``j`` are equal (on the int64 matrix when there is
+        one: no tuples of Python ints made for the comparison)."""
+        if self.Zarr is not None:
+            return bool(np.array_equal(self.Zarr[i], self.Zarr[j]))
+        return self.Z[i] == self.Z[j]
 
     def row_norms(self) -> np.ndarray:
         """Float norms of the rows of ``F`` (cached)."""
@@ -515,6 +550,12 @@ class ExactHead:
         return equal_rows(self.Zarr)
 
 
+def prefix_columns(width: int) -> np.ndarray:
+    """The ``EQUAL_ROWS_PREFIX`` columns (fewer if the rows are shorter) that
+    :func:`equal_rows` compares first, spread from the first to the last."""
+    return np.unique(np.linspace(0, width - 1, EQUAL_ROWS_PREFIX).astype(np.intp))
+
+
 def equal_rows(A: np.ndarray) -> list[list[int]]:
     """The row indices of the 2-D array ``A`` grouped by equal rows: each group
     increasing, groups in order of first index (``-0.0`` and ``0.0`` must not both
@@ -530,7 +571,7 @@ def equal_rows(A: np.ndarray) -> list[list[int]]:
     n = A.shape[0]
     if n == 0:
         return []
-    columns = np.unique(np.linspace(0, A.shape[1] - 1, EQUAL_ROWS_PREFIX).astype(np.intp))
+    columns = prefix_columns(A.shape[1])
     prefix = np.ascontiguousarray(A[:, columns])
     by_prefix: dict[bytes, list[int]] = {}
     for i, key in enumerate(map(bytes, prefix)):

@@ -132,17 +132,20 @@ def rounding_error_bounds(X: np.ndarray, d: int, *, unit: float, tiny: float,
     return R, A
 
 
-_SMALL_INTS: dict[int, list] = {}
+_SMALL_INTS: dict[int, np.ndarray] = {}
 
 
 def small_int_tuple(values: np.ndarray, bits: int) -> tuple:
     """The integers of ``values`` (all ``|v| <= 2^bits``) as a tuple of shared ``int``
-    objects: thousands of witnesses with ``d`` entries each cost one pointer per entry."""
+    objects: thousands of witnesses with ``d`` entries each cost one pointer per entry.
+    (The shared objects are looked up by indexing an object array: half the time of a
+    lookup per entry in Python.)"""
     table = _SMALL_INTS.get(bits)
     if table is None:
-        table = _SMALL_INTS[bits] = list(range(-(1 << bits), (1 << bits) + 1))
+        table = _SMALL_INTS[bits] = np.arange(-(1 << bits), (1 << bits) + 1,
+                                              dtype=np.int64).astype(object)
     offset = 1 << bits
-    return tuple(map(table.__getitem__, (np.asarray(values, dtype=np.int64) + offset).tolist()))
+    return tuple(table[np.asarray(values, dtype=np.int64) + offset].tolist())
 
 
 # --- proposals ---------------------------------------------------------------------------
@@ -159,12 +162,32 @@ class Mahalanobis:
         return self.precision @ (np.asarray(rows, dtype=np.float64) - self.mean).T
 
 
-def mahalanobis(F: np.ndarray, block: int = 4096) -> Mahalanobis:
-    """The mean and inverse covariance of the rows of ``F`` (float64, blocks of rows).
+def mahalanobis(F: np.ndarray, block: int = 4096, *,
+                floor_shift: float | None = None) -> Mahalanobis:
+    """The mean and inverse covariance of the rows of ``F`` (float64, blocks of rows);
+    with ``floor_shift = s``, of the rows of ``F`` and their copies moved by ``-s`` in
+    the last coordinate (the floor rows of a head with a bias), without forming them.
 
     Eigenvalues below ``EIGENVALUE_FLOOR`` times the largest are raised to that floor,
     so heads whose rows span a subspace get a usable (pseudo-)inverse.
     """
+    mean, C = _moments(F, block)
+    if floor_shift is not None and mean.size:
+        # n rows and their n copies at -s e: the mean moves by -s/2 e; about it each
+        # pair of rows is (a - mu) +- s/2 e, the cross terms cancel, and the covariance
+        # gains (s/2)^2 in its last diagonal entry.
+        mean[-1] -= floor_shift / 2
+        C[-1, -1] += (floor_shift / 2) ** 2
+    values, vectors = np.linalg.eigh(C)
+    top = float(values[-1]) if values.size else 0.0
+    if not top > 0:
+        return Mahalanobis(mean, np.eye(F.shape[1]))
+    values = np.maximum(values, EIGENVALUE_FLOOR * top)
+    return Mahalanobis(mean, (vectors / values) @ vectors.T)
+
+
+def _moments(F: np.ndarray, block: int) -> tuple[np.ndarray, np.ndarray]:
+    """The mean and covariance of the rows of ``F``, in blocks of rows."""
     n, d = F.shape
     mean = np.zeros(d)
     for lo in range(0, n, block):
@@ -175,12 +198,7 @@ def mahalanobis(F: np.ndarray, block: int = 4096) -> Mahalanobis:
         G = F[lo:lo + block] - mean
         C += G.T @ G
     C /= n
-    values, vectors = np.linalg.eigh(C)
-    top = float(values[-1]) if values.size else 0.0
-    if not top > 0:
-        return Mahalanobis(mean, np.eye(d))
-    values = np.maximum(values, EIGENVALUE_FLOOR * top)
-    return Mahalanobis(mean, (vectors / values) @ vectors.T)
+    return mean, C
 
 
 # --- the float32 copy and the screen -----------------------------------------------------

@@ -143,8 +143,13 @@ CERTIFY_CHUNK = 4096
 #: Relaxation rounds of the screened tie search, and the bits of its points.
 SCREEN_TIE_ROUNDS = 30
 SCREEN_TIE_BITS = 20
-#: Pairs per task of the segment witnesses of screened heads.
+#: Pairs per task of the segment witnesses of screened heads: at most
+#: ``SEGMENT_CHUNK``, and fewer pairs are split into up to ``SEGMENT_TASKS`` tasks of at
+#: least ``SEGMENT_MIN_CHUNK`` (each task is a pass over all rows: the 50 pairs left on
+#: ddddocr took 0.3 s as one task, run in the main process).
 SEGMENT_CHUNK = 256
+SEGMENT_TASKS = 16
+SEGMENT_MIN_CHUNK = 8
 
 
 @dataclass(frozen=True)
@@ -488,7 +493,7 @@ def _equal_rows_inside(head: ExactHead, i: int, j: int):
     from verify.analyze.interior import certify_cluster
 
     copies = np.flatnonzero((head.F == head.F[i]).all(axis=1))
-    copies = [int(k) for k in copies if k not in (i, j) and head.Z[int(k)] == head.Z[i]]
+    copies = [int(k) for k in copies if k not in (i, j) and head.rows_equal(int(k), i)]
     found = certify_cluster(head, ([i], [], [j] + copies), exact=True).get(i)
     if found is None:
         return None
@@ -599,7 +604,7 @@ def _decide_rational(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list, progr
         ev = _derived_certificate(head, argmax, i, j)
         if ev is not None:
             out[(i, j)] = ev
-        elif head.Z[i] == head.Z[j] or not (argmax.is_argmaxable(i)
+        elif head.rows_equal(i, j) or not (argmax.is_argmaxable(i)
                                             and argmax.is_argmaxable(j)):
             single.append((i, j, None, ()))
         else:
@@ -880,14 +885,22 @@ def _screened_segment_witnesses(head: ExactHead, argmax: ArgmaxAnalysis, pairs: 
     left, in chunks of ``SEGMENT_CHUNK`` pairs (tasks of ``workers``), keeping only the
     exits through the facet of the pair itself. Returns ``{pair: witness}``."""
     tasks = []
-    for lo in range(0, len(pairs), SEGMENT_CHUNK):
-        chunk = pairs[lo:lo + SEGMENT_CHUNK]
+    size = segment_chunk(len(pairs))
+    for lo in range(0, len(pairs), size):
+        chunk = pairs[lo:lo + size]
         tasks.append((chunk, _witness_matrix(argmax, [p[0] for p in chunk]),
                       _witness_matrix(argmax, [p[1] for p in chunk])))
     found: dict = {}
     for part in workers.map(segment_pairs, tasks):
         found.update(part)
     return found
+
+
+def segment_chunk(m: int) -> int:
+    """Pairs per segment task for ``m`` pairs (module constants; a function of ``m``
+    alone, so the tasks are the same for any number of workers)."""
+    tasks = max(1, min(SEGMENT_TASKS, m // SEGMENT_MIN_CHUNK))
+    return max(1, min(SEGMENT_CHUNK, -(-m // tasks)))
 
 
 def segment_pairs(head: ExactHead, task) -> dict:
@@ -933,13 +946,13 @@ def _decide_one(head: ExactHead, i: int, j: int, start, rivals):
         point = _cluster_point(head, i, start, partner=j)
         if point is not None:
             return TieWitness(point=point)
-        if head.Z[i] == head.Z[j]:
+        if head.rows_equal(i, j):
             cert = _equal_rows_inside(head, i, j)
             if cert is not None:
                 return cert
     A = Differences(head, i, skip=(j,))
     others = A.labels
-    equal = head.Z[i] == head.Z[j]
+    equal = head.rows_equal(i, j)
     v = None if equal else head.F[i] - head.F[j]
     # Rows close to the line through w_i and w_j are the likely members of a point of
     # conv(other rows) on that line, which is what a certificate exhibits.
