@@ -78,22 +78,27 @@ def test_integer_matrix_is_the_exact_rational_scaling(dtype, n, d, spread, data)
 
 
 @pytest.mark.parametrize("bits", [52, 61, 62, 63, 64, 80])
-@pytest.mark.parametrize("unit", [1.0, 2.0 ** -30, 2.0 ** 9])
-def test_integer_matrix_at_the_int64_boundary(bits, unit, monkeypatch):
+@pytest.mark.parametrize("unit", [1.0, 2.0 ** -30, 2.0 ** 9, -1.0])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_integer_matrix_at_the_int64_boundary(bits, unit, reverse, monkeypatch):
     """Rows that need exactly ``bits`` bits under one scale: int64 up to
     ``INT64_BITS``, Python integers beyond, the same rows either way; the smallest
-    entry in a later block of rows than the largest (blocks of two rows)."""
+    entry in another block of rows than the largest (blocks of two rows), before or
+    after it; the largest entry positive or negative."""
     from verify.analyze import head as head_module
 
     monkeypatch.setattr(head_module, "CONVERT_ROWS", 2)
     A = np.array([[3 * 2.0 ** (bits - 2), 2.0 ** 20], [-(2.0 ** 30), 0.0],
                   [6.0, -12.0], [0.0, 0.0], [-10.0, 1.0]]) * unit
+    if reverse:
+        A = A[::-1].copy()
     Z = integer_matrix(A)
     exact = [[Fraction(float(v)) for v in row] for row in A]
+    top, one = (4, 0) if reverse else (0, 4)
     if bits <= head_module.INT64_BITS:
         assert Z is not None
-        # The first row's entries need all the bits; the last row's 1 stays 1.
-        assert Z[0, 0] == 3 << (bits - 2) and Z[4, 1] == 1
+        # The largest entry needs all the bits; the 1 stays 1 (with the sign of unit).
+        assert abs(int(Z[top, 0])) == 3 << (bits - 2) and abs(int(Z[one, 1])) == 1
     else:
         assert Z is None
     head = ExactHead.from_array(A)

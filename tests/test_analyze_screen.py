@@ -26,8 +26,7 @@ from verify.analyze import argmax as argmax_module
 from verify.analyze import head as head_module
 from verify.analyze import screen as screen_module
 from verify.analyze.neighbours import cosine_neighbours
-from verify.analyze.screen import exact_dots, screened_relaxation, small_int_tuple, \
-    tie_point
+from verify.analyze.screen import exact_dots, screened_relaxation, tie_point
 from verify.analyze.ties import ProjectedTieWitness, TieWitness
 
 
@@ -238,12 +237,6 @@ def test_exact_dots_match_python_integers(m, d, data):
     X[0, :] = data.draw(st.sampled_from([-2 ** 20, 2 ** 20, 0]))
     expected = [sum(int(a) * int(b) for a, b in zip(V[c], X[:, c])) for c in range(m)]
     assert exact_dots(V, X) == expected
-
-
-def test_small_int_tuples_share_their_integers():
-    a = small_int_tuple(np.array([1000, -1000, 5]), 16)
-    b = small_int_tuple(np.array([1000, 7]), 16)
-    assert a == (1000, -1000, 5) and a[0] is b[0]
 
 
 # --- cosine neighbours through the float32 pre-filter -----------------------------------

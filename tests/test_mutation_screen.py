@@ -193,7 +193,7 @@ def test_float32_rows_in_blocks_of_any_height(block):
     assert rows.absolute_error == 2.0 ** -61
 
 
-# --- _integer_columns, small_int_tuple, exact dot products -------------------------------
+# --- _integer_columns, exact dot products -------------------------------
 
 @pytest.mark.parametrize("bits", [1, 16, 20])
 def test_integer_columns_scale_the_largest_entry_to_2_to_the_bits(bits):
@@ -212,18 +212,6 @@ def test_integer_columns_scale_the_largest_entry_to_2_to_the_bits(bits):
         assert np.abs(Xi[:, c]).max() == top
         assert np.all(np.abs(Xi[:, c] - X[:, c] * (top / m)) <= 0.5)
         assert np.all(np.sign(Xi[:, c]) * np.sign(X[:, c]) >= 0)
-
-
-@pytest.mark.parametrize("bits", [3, 16, 20])
-def test_small_int_tuples_are_the_integers_and_share_them(monkeypatch, bits):
-    monkeypatch.setattr(screen, "_SMALL_INTS", {})  # a fresh table, not one built before
-    top = 1 << bits
-    values = np.array([top, -top, 0, 1, -1, top - 1, 5 - top])
-    a = screen.small_int_tuple(values, bits)
-    assert a == tuple(int(v) for v in values) and all(type(v) is int for v in a)
-    b = screen.small_int_tuple(values.astype(np.float64)[::-1], bits)
-    assert b == tuple(int(v) for v in values[::-1])
-    assert a[0] is b[-1] and a[1] is b[-2]  # one shared object per integer
 
 
 @pytest.mark.parametrize("d", [1, 2, 511, 512, 513, 1100])

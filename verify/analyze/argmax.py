@@ -101,10 +101,11 @@ from verify.analyze.proposals import (
     smallest,
 )
 from verify.analyze.profile import stage
-from verify.analyze.screen import SCREEN_PATIENCE, screened_relaxation, small_int_tuple
+from verify.analyze.screen import SCREEN_PATIENCE, screened_relaxation
 from verify.analyze.simplex import SimplexCertificate, strictly_inside
 from verify.lp.feasibility import GordanCertificate, Witness, strict_feasibility
 from verify.linalg.exact import integer_nullspace
+from verify.numbers.int_vector import IntVector
 
 if TYPE_CHECKING:
     from verify.analyze.head import HeadInput, ProgressBar
@@ -274,8 +275,7 @@ def _screened_argmax(head: ExactHead, unique: list[int], evidence: list, progres
     tasks = []
     for chunk, (found, left, rivals) in zip(chunks, results):
         for c, point in found.items():
-            evidence[int(chunk[c])] = Witness(point=small_int_tuple(point,
-                                                                    SCREEN_POINT_BITS))
+            evidence[int(chunk[c])] = Witness(point=IntVector(point))
         tasks.extend((int(chunk[c]), x, rivals[c]) for c, x in left.items())
     with stage("near duplicates"):
         tasks = _near_duplicate_labels(head, tasks, evidence, progress, workers)

@@ -100,6 +100,7 @@ from verify.analyze.ties import (
 )
 from verify.lp.feasibility import GordanCertificate, Witness
 from verify.linalg.exact import to_fmpq
+from verify.numbers.int_vector import IntVector
 
 __all__ = [
     "LiftedTieWitness",
@@ -310,7 +311,9 @@ class LiftedWitness(Witness):
     ``x = y / s`` (:attr:`lifted`); :attr:`point` is ``x``, computed when read."""
 
     def __init__(self, lifted):
-        object.__setattr__(self, "lifted", tuple(lifted))
+        # An IntVector stays one (its entries are read as Python ints anyway).
+        object.__setattr__(self, "lifted",
+                           lifted if isinstance(lifted, IntVector) else tuple(lifted))
 
     @property
     def point(self) -> tuple:

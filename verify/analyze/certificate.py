@@ -50,6 +50,7 @@ from flint import fmpq
 
 from verify.io.atomic import open_atomic
 from verify.lp.evidence import Witness
+from verify.numbers.int_vector import IntVector
 
 __all__ = ["CERTIFICATE_FORMAT", "UnsupportedHead", "analyze_certificate_arrays", "encode",
            "write_analyze_certificate", "write_archive"]
@@ -384,11 +385,14 @@ class PointRows:
     def _int64_rows(self) -> np.ndarray | None:
         """All rows as one int64 array, or None if an entry does not fit in int64 (then
         :meth:`encode` goes entry by entry). Only rows of Python ``int`` are assigned
-        directly: numpy would truncate other numbers silently."""
+        directly (or an IntVector's int64 array): numpy would truncate other numbers
+        silently."""
         m, w = len(self), self.width
         out = np.empty((m, w), dtype=np.int64)
         for r, e in enumerate(self.witnesses):
-            if (self.point is None and not hasattr(e, "point_parts")
+            if self.point is None and isinstance(e.point, IntVector):
+                out[r] = e.point.array
+            elif (self.point is None and not hasattr(e, "point_parts")
                     and set(map(type, e.point)) == {int}):
                 try:
                     out[r] = e.point  # OverflowError beyond int64

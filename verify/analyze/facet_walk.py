@@ -50,6 +50,8 @@ from typing import Sequence
 
 import numpy as np
 
+from verify.numbers.int_vector import IntVector, float_direction
+
 __all__ = ["crossing_points", "walk", "walk_from"]
 
 #: Rivals per source witness whose facets are crossed (those of smallest normalised
@@ -72,11 +74,8 @@ WALK_POINT_BITS = 16
 
 def _float_point(point: Sequence[int]) -> np.ndarray:
     """An integer point as floats scaled to largest entry about 1 (integers of any
-    size: the large ones are shifted before conversion)."""
-    ints = [int(v) for v in point]
-    top = max((abs(v).bit_length() for v in ints), default=0)
-    shift = max(0, top - 60)
-    x = np.array([float(v >> shift) if v >= 0 else -float((-v) >> shift) for v in ints])
+    size: :func:`verify.numbers.int_vector.float_direction`)."""
+    x = float_direction(point)
     scale = float(np.abs(x).max()) if x.size else 0.0
     return x / scale if scale > 0 else x
 
@@ -122,7 +121,7 @@ def walk_from(head, sources, pending) -> list[tuple[int, tuple]]:
     label, then the others of the labels left. Returns ``(k, point)`` for every label reached, with the first witness
     proved for it (in the order of ``sources`` and of the crossings), by label.
     """
-    from verify.analyze.screen import screened_relaxation, small_int_tuple
+    from verify.analyze.screen import screened_relaxation
 
     pending = np.asarray(sorted(set(int(k) for k in pending)), dtype=np.intp)
     labels, blocks = [], []
@@ -147,8 +146,7 @@ def walk_from(head, sources, pending) -> list[tuple[int, tuple]]:
                                           lambda cols, wave=wave: X[:, wave[cols]],
                                           rounds=WALK_ROUNDS, bits=WALK_POINT_BITS)
         for c in sorted(found):
-            first.setdefault(int(labels[wave[c]]),
-                             small_int_tuple(found[c], WALK_POINT_BITS))
+            first.setdefault(int(labels[wave[c]]), IntVector(found[c]))
         rest = np.ones(labels.size, dtype=bool)
         rest[firsts] = False
         wave = np.flatnonzero(rest & ~np.isin(labels, list(first)))

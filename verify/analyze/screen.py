@@ -86,7 +86,6 @@ __all__ = [
     "mahalanobis",
     "rounding_error_bounds",
     "screened_relaxation",
-    "small_int_tuple",
     "exact_dots",
 ]
 
@@ -130,22 +129,6 @@ def rounding_error_bounds(X: np.ndarray, d: int, *, unit: float, tiny: float,
     R = SAFETY * factor * unit * norm_x
     A = SAFETY * d * ((absolute_error + tiny) * (top_x + 1) + 2 * tiny)
     return R, A
-
-
-_SMALL_INTS: dict[int, np.ndarray] = {}
-
-
-def small_int_tuple(values: np.ndarray, bits: int) -> tuple:
-    """The integers of ``values`` (all ``|v| <= 2^bits``) as a tuple of shared ``int``
-    objects: thousands of witnesses with ``d`` entries each cost one pointer per entry.
-    (The shared objects are looked up by indexing an object array: half the time of a
-    lookup per entry in Python.)"""
-    table = _SMALL_INTS.get(bits)
-    if table is None:
-        table = _SMALL_INTS[bits] = np.arange(-(1 << bits), (1 << bits) + 1,
-                                              dtype=np.int64).astype(object)
-    offset = 1 << bits
-    return tuple(table[np.asarray(values, dtype=np.int64) + offset].tolist())
 
 
 # --- proposals ---------------------------------------------------------------------------

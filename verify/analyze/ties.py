@@ -111,6 +111,7 @@ from verify.analyze.screen import (
 from verify.analyze.simplex import SimplexCertificate, SimplexNoTie
 from verify.lp.feasibility import GordanCertificate, Witness, strict_feasibility
 from verify.linalg.exact import integer_nullspace
+from verify.numbers.int_vector import float_direction
 
 if TYPE_CHECKING:
     import os
@@ -578,21 +579,13 @@ def _ray_block(head: ExactHead) -> int:
     return head.budget.columns(64 * head.n)
 
 
-def _unit_columns(points: list) -> np.ndarray:
-    X = np.array([[float(v) for v in p] for p in points], dtype=np.float64).T
+def _witness_matrix(argmax: ArgmaxAnalysis, labels) -> np.ndarray:
+    """The witnesses of ``labels`` as unit float columns (directions, for proposals)."""
+    X = np.array([float_direction(argmax.evidence[i].point) for i in labels],
+                 dtype=np.float64).reshape(len(labels), argmax.d).T
     norms = np.linalg.norm(X, axis=0)
     norms[norms == 0] = 1.0
     return X / norms
-
-
-def _witness_matrix(argmax: ArgmaxAnalysis, labels) -> np.ndarray:
-    pts = []
-    for i in labels:
-        p = argmax.evidence[i].point
-        big = max((abs(int(v)) for v in p), default=0)
-        shift = max(0, big.bit_length() - 60)
-        pts.append([int(v) >> shift for v in p])
-    return _unit_columns(pts)
 
 
 def _decide_rational(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list, progress,
