@@ -125,8 +125,29 @@ def test_rows_equal_on_int64_rows_and_on_python_integers():
     assert make_head(long).Zarr is None
 
 
+@pytest.mark.parametrize("W", [
+    np.array([[-1000, 3], [5, 7]], dtype=np.int64),  # the largest entry is negative
+    np.array([[1000, 3], [-5, 7]], dtype=np.int64),
+    np.array([[-0.75, 0.5], [0.125, 0.0]], dtype=np.float32),
+    np.array([[2.0 ** 40, -(2.0 ** 41) + 1]]),
+])
+def test_float_rows_are_the_integers_over_the_least_power_of_two(W):
+    """``F = Z / 2^bits`` entry by entry, exactly, with ``bits`` the largest bit
+    length of ``|Z|``: every entry below 1, the largest at least 1/2."""
+    head = ExactHead.from_array(W)
+    top = max(abs(v) for row in head.Z for v in row)
+    assert head.bits == top.bit_length()
+    for row, frow in zip(head.Z, head.F):
+        assert [Fraction(float(f)) for f in frow] == [Fraction(v, 2 ** head.bits) for v in row]
+    assert 0.5 <= np.abs(head.F).max() < 1
+
+
 def test_integer_matrix_hands_long_rows_to_python_integers():
     assert integer_matrix(np.array([[1e300, 0.0], [1e-300, 1.0]])) is None
+    # Scaled to the largest entry, the tiny one would underflow to zero.
+    A = np.array([[2.0 ** 200, 2.0 ** -1000]])
+    assert integer_matrix(A) is None
+    assert ExactHead.from_array(A).Z[0] == (1 << 1200, 1)
     head = ExactHead.from_array(np.array([[1e300, 0.0], [1e-300, 1.0]]))
     assert head.Zarr is None and head.Z[0][0] > 1 << 1900
 
