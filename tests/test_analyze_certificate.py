@@ -763,3 +763,31 @@ def test_tie_witnesses_of_a_head_encode_like_their_points(seed):
     ref_enc, ref_parts = encode(rows)
     assert enc == ref_enc == "limbs"
     assert all(parts[k].tobytes() == ref_parts[k].tobytes() for k in ref_parts)
+
+
+@pytest.mark.parametrize("block", [1, 3, 1024])
+def test_tie_dots_are_the_exact_products_of_many_witnesses(block):
+    """``v . x`` for many witnesses at once (blocks of ``block``), against Python
+    integers; None for points with an entry beyond ``2^20`` and on a head of Python
+    integers, where each witness computes its own."""
+    from verify.analyze.head import make_head
+    from verify.analyze.screen import tie_dots
+
+    rng = np.random.default_rng(block)
+    head = make_head(rng.integers(-2 ** 61, 2 ** 61, size=(9, 40)))
+    sources = []
+    for r in range(11):
+        i, j = (int(v) for v in rng.choice(9, 2, replace=False))
+        top = 2 ** 20 + (r % 4 == 3)  # every fourth point one beyond the bound
+        x = rng.integers(-2 ** 20, 2 ** 20, size=40)
+        x[r % 40] = top if r % 2 else -top
+        sources.append((i, j, x))
+    got = tie_dots(head, sources, block=block)
+    for (i, j, x), vx in zip(sources, got):
+        if int(np.abs(x).max()) > 2 ** 20:
+            assert vx is None
+        else:
+            assert vx == sum((a - b) * int(c) for a, b, c in zip(head.Z[i], head.Z[j], x))
+    assert any(vx is None for vx in got) and any(vx is not None for vx in got)
+    long = make_head([[v + (1 << 70) for v in row] for row in head.Z])
+    assert long.Zarr is None and tie_dots(long, sources) == [None] * len(sources)

@@ -358,6 +358,18 @@ class PointRows:
 
     def __init__(self, witnesses: list, point, width: int):
         self.witnesses, self.point, self.width = witnesses, point, width
+        self._dots = None
+
+    def _dot(self, r: int):
+        """``v . x`` of witness ``r`` if it is a projected tie witness (computed for all
+        of them at once, on first use), else None."""
+        if self.point is not None:
+            return None
+        if self._dots is None:
+            from verify.analyze.ties import projected_dots
+
+            self._dots = projected_dots(self.witnesses)
+        return self._dots[r]
 
     def __len__(self) -> int:
         return len(self.witnesses)
@@ -368,11 +380,11 @@ class PointRows:
     def _row(self, e) -> list[int]:
         return [int(v) for v in e.point] if self.point is None else self.point(e.point)
 
-    def _parts(self, e) -> tuple[np.ndarray, dict]:
-        """The row of ``e`` as int64 entries of magnitude below ``2^63``, with the
-        other entries set to 0 and given apart, ``{column: value}``."""
+    def _parts(self, r: int, e) -> tuple[np.ndarray, dict]:
+        """The row of witness ``r``, ``e``, as int64 entries of magnitude below
+        ``2^63``, with the other entries set to 0 and given apart, ``{column: value}``."""
         if self.point is None and hasattr(e, "point_parts"):
-            scale, y, p, top = e.point_parts()
+            scale, y, p, top = e.point_parts(self._dot(r))
             if scale < INT64_BOUND and scale * int(np.abs(y).max(initial=0)) < INT64_BOUND:
                 row = y * scale
                 row[p] = top if abs(top) < INT64_BOUND else 0
@@ -399,7 +411,7 @@ class PointRows:
                 except OverflowError:
                     return None
             else:
-                row, big = self._parts(e)
+                row, big = self._parts(r, e)
                 if big:
                     return None
                 out[r] = row
@@ -414,7 +426,7 @@ class PointRows:
         signs = np.empty((m, w), dtype=np.int8)
         widths = np.empty(m, dtype=np.int64)
         for r, e in enumerate(self.witnesses):
-            row, big = self._parts(e)
+            row, big = self._parts(r, e)
             sign = np.sign(row).astype(np.int8)
             bits = int(np.abs(row).max(initial=0)).bit_length()
             for c, v in big.items():
@@ -432,7 +444,7 @@ class PointRows:
         limbs = np.empty(int(widths.sum()) * w, dtype="<u4")
         at = 0
         for r, e in enumerate(self.witnesses):
-            row, big = self._parts(e)
+            row, big = self._parts(r, e)
             k = int(widths[r])
             # Little-endian 32-bit limbs, entry by entry: at most two for |row| < 2^63.
             block = np.zeros((w, k), dtype="<u4")

@@ -87,6 +87,7 @@ __all__ = [
     "rounding_error_bounds",
     "screened_relaxation",
     "exact_dots",
+    "tie_dots",
 ]
 
 #: Unit roundoff of IEEE binary32.
@@ -301,9 +302,34 @@ def tie_point(head, t: int, j: int, x, p: int) -> tuple:
     return tuple(point)
 
 
-def tie_point_parts(head, t: int, j: int, x, p: int) -> tuple[int, np.ndarray, int]:
+def tie_dots(head, sources: list, block: int = 1024) -> list:
+    """``v . x`` (``v = z_t - z_j``) exactly for each ``(t, j, x)`` of ``sources``
+    whose ``x`` has entries of at most ``2^20`` on an int64 head, ``block`` products at
+    a time (:func:`exact_dots`); None for the others (:func:`tie_point_parts` computes
+    those itself)."""
+    out: list = [None] * len(sources)
+    if head.Zarr is None:
+        return out
+    for lo in range(0, len(sources), block):
+        part = sources[lo:lo + block]
+        X = np.array([np.asarray(x).astype(np.int64) for _, _, x in part],
+                     dtype=np.int64).reshape(len(part), head.d)
+        ok = np.flatnonzero(np.abs(X).max(axis=1, initial=0) <= 1 << 20)
+        if not ok.size:
+            continue
+        t = np.array([part[r][0] for r in ok], dtype=np.intp)
+        j = np.array([part[r][1] for r in ok], dtype=np.intp)
+        V = head.Zarr[t] - head.Zarr[j]  # exact: |z| < 2^62
+        for r, vx in zip(ok.tolist(), exact_dots(V, X[ok].T)):
+            out[lo + r] = vx
+    return out
+
+
+def tie_point_parts(head, t: int, j: int, x, p: int,
+                    vx: int | None = None) -> tuple[int, np.ndarray, int]:
     """``(s, y, top)``: the primitive point of :func:`tie_point` is ``s y`` (``y``
-    int64, the short point reduced) except at ``p``, where it is ``top``.
+    int64, the short point reduced) except at ``p``, where it is ``top``; ``vx``, if
+    given, is ``v . x`` (from :func:`tie_dots`).
 
     The gcd of the entries is ``gcd(|v_p| g, x'_p)`` with ``g`` the gcd of the ``x_c``,
     ``c != p`` (small integers: one numpy reduction), so the primitive point is
@@ -313,13 +339,15 @@ def tie_point_parts(head, t: int, j: int, x, p: int) -> tuple[int, np.ndarray, i
     from operator import mul
 
     xs = np.asarray(x).astype(np.int64)
-    if head.Zarr is not None and int(np.abs(xs).max(initial=0)) <= 1 << 20:
-        v = head.Zarr[t] - head.Zarr[j]  # exact: |z| < 2^62
-        vx = exact_dots(v[None, :], xs[:, None])[0]
-    else:
-        v = [a - b for a, b in zip(head.Z[t], head.Z[j])]
-        vx = sum(map(mul, v, xs.tolist()))
-    vp = int(v[p])
+    if vx is None:
+        if head.Zarr is not None and int(np.abs(xs).max(initial=0)) <= 1 << 20:
+            v = head.Zarr[t] - head.Zarr[j]  # exact: |z| < 2^62
+            vx = exact_dots(v[None, :], xs[:, None])[0]
+        else:
+            v = [a - b for a, b in zip(head.Z[t], head.Z[j])]
+            vx = sum(map(mul, v, xs.tolist()))
+    vp = int(head.Zarr[t, p]) - int(head.Zarr[j, p]) if head.Zarr is not None else \
+        head.Z[t][p] - head.Z[j][p]
     scale = abs(vp)
     top = scale * int(xs[p]) - (vx if vp > 0 else -vx)
     rest = np.abs(np.delete(xs, p))

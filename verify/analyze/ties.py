@@ -105,6 +105,7 @@ from verify.analyze.profile import stage
 from verify.analyze.screen import (
     SCREEN_PATIENCE,
     screened_relaxation,
+    tie_dots,
     tie_point,
     tie_point_parts,
 )
@@ -186,14 +187,32 @@ class ProjectedTieWitness(TieWitness):
     def point(self) -> tuple:
         return tie_point(*self._source)
 
-    def point_parts(self) -> tuple:
+    def point_parts(self, vx: int | None = None) -> tuple:
         """``(s, y, p, top)``: the point is ``s y`` except at ``p``, where it is ``top``
-        (:func:`verify.analyze.screen.tie_point_parts`; for writing certificates)."""
-        scale, y, top = tie_point_parts(*self._source)
+        (:func:`verify.analyze.screen.tie_point_parts`, ``vx`` from
+        :func:`projected_dots`; for writing certificates)."""
+        scale, y, top = tie_point_parts(*self._source, vx=vx)
         return scale, y, self._source[4], top
 
     def __reduce__(self):
         return (TieWitness, (self.point,))
+
+
+def projected_dots(witnesses: list) -> list:
+    """For each :class:`ProjectedTieWitness` of ``witnesses``, ``v . x`` of its point
+    (:func:`verify.analyze.screen.tie_dots`, products of many witnesses at a time;
+    None where that does not apply, and for other witnesses)."""
+    out: list = [None] * len(witnesses)
+    by_head: dict = {}
+    for r, e in enumerate(witnesses):
+        if isinstance(e, ProjectedTieWitness):
+            by_head.setdefault(id(e._source[0]), []).append(r)
+    for rows in by_head.values():
+        head = witnesses[rows[0]]._source[0]
+        dots = tie_dots(head, [witnesses[r]._source[1:4] for r in rows])
+        for r, vx in zip(rows, dots):
+            out[r] = vx
+    return out
 
 
 def is_tie_witness(W: ExactRows, i: int, j: int, point: Sequence[ExactEntry]) -> bool:
