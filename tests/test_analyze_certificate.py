@@ -682,7 +682,7 @@ class _Projected:
         row[self.p] = self.top
         return tuple(row)
 
-    def point_parts(self):
+    def point_parts(self, vx=None):  # vx: what projected_dots gives (None here)
         return self.s, self.y.copy(), self.p, self.top
 
 
