@@ -303,6 +303,18 @@ def test_argmaxable_matches_hull_on_random_integer_inputs(n, d, box, rnd):
     check_argmax_evidence(W, result)
 
 
+def test_python_floats_are_refused_with_the_two_exact_readings():
+    """0.1 in a list of rows is 1/10 to its writer and a binary number to Python: the
+    error names both ways to say which (Fraction, or a numpy array)."""
+    from fractions import Fraction
+
+    with pytest.raises(TypeError, match=r"0\.1 \(float\); write Fraction\('0\.1'\).*numpy"):
+        analyze([[0.1, 1], [1, 0], [0, 1]], cells=False)
+    decimal = analyze([[Fraction("0.1"), 1], [1, 0], [0, 1]], cells=False)
+    binary = analyze(np.array([[0.1, 1], [1, 0], [0, 1]]), cells=False)
+    assert decimal.argmax.argmaxable == binary.argmax.argmaxable == [0, 1, 2]
+
+
 def test_argmaxable_on_binary_floats_in_16_dimensions():
     rng = np.random.default_rng(5)
     A = rng.standard_normal((120, 16))

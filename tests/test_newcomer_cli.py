@@ -110,6 +110,27 @@ def test_unknown_or_inapplicable_options_are_one_line_and_exit_2(tmp_path, args,
     assert list(tmp_path.iterdir()) == []  # nothing written
 
 
+@pytest.mark.parametrize("args", [
+    ["analyze", "W.json"],
+    ["analyze", "--json", "W.json"],
+    ["analyze", "--bias", "b.txt", "W.json", "--neighbours", "1"],
+    ["pattern", "W.json", "--kind", "ranking"],
+])
+def test_a_matrix_file_given_without_its_option_is_pointed_to(tmp_path, args):
+    """A newcomer's ``analyze W.json``: the one-line error says how to give it."""
+    (tmp_path / "W.json").write_text("[[1, 0], [0, 1]]")
+    (tmp_path / "b.txt").write_text("0\n1\n")
+    line = one_line_error(run(*args, cwd=tmp_path))
+    assert "required: --matrix; give the matrix file as --matrix W.json" in line
+
+
+def test_no_matrix_hint_without_a_file(tmp_path):
+    (tmp_path / "b.txt").write_text("0\n1\n")
+    for args in (["analyze", "missing.npy"], ["analyze", "--bias", "b.txt"]):
+        line = one_line_error(run(*args, cwd=tmp_path))
+        assert "required: --matrix" in line and "give the matrix" not in line
+
+
 def test_a_refused_option_names_the_options_that_apply():
     line = one_line_error(run("theorem", "3.4", "--seed", "3"))
     assert line.endswith("its options: --json, --certificate, --matrix, --labels")

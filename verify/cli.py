@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from verify.io.errors import InputError, VerifyError
@@ -29,8 +30,22 @@ class Parser(argparse.ArgumentParser):
     problem and where the usage is, instead of the usage and the problem."""
 
     def error(self, message: str):
-        message = " ".join(message.split())
+        message = " ".join(message.split()) + self._matrix_hint(message, sys.argv[1:])
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+    def _matrix_hint(self, message: str, argv: list[str]) -> str:
+        """'; give the matrix file as --matrix FILE' where a command that needs
+        --matrix was given an existing file without it (``analyze W.npy``), else ''."""
+        if "required: --matrix" not in message or "--matrix" in argv:
+            return ""
+        takes_value = {name for name, action in self._option_string_actions.items()
+                       if action.nargs != 0}
+        for before, arg in zip([""] + argv, argv):
+            # A file that is not the value of an option (--bias b.npy) is the matrix.
+            if (not arg.startswith("-") and before not in takes_value
+                    and os.path.isfile(arg)):
+                return f"; give the matrix file as --matrix {arg}"
+        return ""
 
 
 def _version() -> str:

@@ -31,6 +31,13 @@ def to_fmpq(x) -> fmpq:
         return fmpq(x)
     if isinstance(x, Fraction):
         return fmpq(x.numerator, x.denominator)
+    if isinstance(x, float):
+        # A Python float in a list is refused: 0.1 means 1/10 to its writer, and a
+        # binary number near it to Python. A numpy array says which.
+        raise TypeError(
+            f"not an exact rational: {x!r} (float); write Fraction({str(x)!r}) for the "
+            "decimal, or pass a numpy array, whose floats are read at their exact binary "
+            "values")
     raise TypeError(f"not an exact rational: {x!r} ({type(x).__name__})")
 
 
