@@ -21,7 +21,7 @@ entries = st.lists(st.integers(-2 ** 63 + 1, 2 ** 63 - 1), max_size=12)
 def test_an_int_vector_is_the_tuple_of_its_entries(values):
     v = IntVector(np.array(values, dtype=np.int64))
     t = tuple(values)
-    assert v == t and t == v and not (v != t) and hash(v) == hash(t)
+    assert v == t and t == v and not (v != t) and hash(v) == hash(t)  # noqa: SIM202 (__ne__)
     assert len(v) == len(t) and tuple(v) == t and list(v) == list(t)
     assert all(type(x) is int for x in v)
     for k in range(-len(t), len(t)):

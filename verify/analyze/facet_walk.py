@@ -113,7 +113,7 @@ def crossing_points(F: np.ndarray, j: int, x: np.ndarray, pending: np.ndarray,
     return np.asarray(labels, dtype=np.intp), np.stack(columns, axis=1)
 
 
-def walk_from(head, sources, pending) -> list[tuple[int, tuple]]:
+def walk_from(head, sources, pending) -> list[tuple[int, IntVector]]:
     """Witnesses for labels of ``pending`` from the crossing points of ``sources``.
 
     ``sources`` lists ``(j, x)``: a label and its witness (integers). The crossing
@@ -153,14 +153,14 @@ def walk_from(head, sources, pending) -> list[tuple[int, tuple]]:
     return sorted(first.items())
 
 
-def walk_task(head, task) -> list[tuple[int, tuple]]:
+def walk_task(head, task) -> list[tuple[int, IntVector]]:
     """:func:`walk_from` for ``task = (sources, pending)`` (a task of
     :class:`verify.analyze.parallel.Workers`)."""
     sources, pending = task
     return walk_from(head, sources, pending)
 
 
-def walk(head, sources, pending, workers=None) -> list[tuple[int, tuple]]:
+def walk(head, sources, pending, workers=None) -> list[tuple[int, IntVector]]:
     """:func:`walk_from` in fixed chunks of :data:`WALK_CHUNK` sources (on ``workers``
     if given); a label reached from several chunks keeps the witness of the first."""
     sources = sorted(sources)

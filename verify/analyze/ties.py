@@ -894,8 +894,8 @@ def _facet_crossings(F: np.ndarray, I, J, Xi, Xj) -> list:
 def _screened_segment_witnesses(head: ExactHead, argmax: ArgmaxAnalysis, pairs: list,
                                 workers) -> dict:
     """:func:`_segment_witnesses` for the pairs of a screened head that the pair screen
-    left, in chunks of ``SEGMENT_CHUNK`` pairs (tasks of ``workers``), keeping only the
-    exits through the facet of the pair itself. Returns ``{pair: witness}``."""
+    left, in chunks of :func:`segment_chunk` pairs (tasks of ``workers``), keeping only
+    the exits through the facet of the pair itself. Returns ``{pair: witness}``."""
     tasks = []
     size = segment_chunk(len(pairs))
     for lo in range(0, len(pairs), size):
