@@ -81,3 +81,18 @@ def test_generalized_cross_product_of_no_rows_spans_the_line():
     # and it agrees with the one-row case one dimension up: (a, b) -> (b, -a)
     w = generalized_cross_product(np.array([[[2, 5]]], dtype=np.int64))
     assert w.tolist() == [[5, -2]]
+
+
+@pytest.mark.parametrize("H", [
+    np.zeros((0, 2), dtype=np.int64),      # no hyperplanes
+    np.zeros((3, 2), dtype=np.int64),      # rank 0
+    np.array([[1, 2, 0], [2, 4, 0]]),      # rank 1 in R^3: no two independent rows
+    np.zeros((3, 0), dtype=np.int64),      # no columns
+])
+def test_an_arrangement_without_lines_has_no_cocircuits(H):
+    Y, V = cocircuits(H)
+    K, r = H.shape
+    assert Y.shape == (0, K) and Y.dtype == np.int8
+    assert V.shape[0] == 0 and V.dtype == H.dtype
+    if K and r:  # every subset at once finds no line either
+        assert len(all_at_once(H)[0]) == 0

@@ -111,9 +111,12 @@ def cocircuits(H: np.ndarray):
 
     Returns ``(Y, V)``: ``Y`` is ``int8`` ``(L, K)`` with first non-zero entry ``+1``,
     distinct, in :func:`~verify.arrangement.oriented_matroid.sign_keys` order; ``V[l]``
-    spans the line and ``sign(H V[l]) = Y[l]``.
+    spans the line and ``sign(H V[l]) = Y[l]``. An arrangement without intersection
+    lines (no columns, or rank below ``r - 1``) has none: ``L = 0``.
     """
     K, r = H.shape
+    if r == 0:
+        return np.zeros((0, K), dtype=np.int8), np.zeros((0, 0), dtype=H.dtype)
     total = comb(K, r - 1)
     if total > MAX_SUBSETS:
         raise TooLargeError(
@@ -151,6 +154,7 @@ class _LineTable:
     """
 
     def __init__(self, K: int):
+        self.K = K
         self.keys, self.idx, self.lead, self.rows, self.distinct = [], [], [], 0, 0
         # the smallest integer type that holds the element ids
         self.ids = np.uint8 if K <= 1 << 8 else np.uint16 if K <= 1 << 16 else np.intp
@@ -168,6 +172,9 @@ class _LineTable:
 
     def merged(self):
         """``(keys, subsets, signs)`` of the distinct lines, in key order."""
+        if not self.keys:  # no subset spans a line
+            return (np.zeros((0, 2 * (-(-self.K // 64))), dtype=np.uint64),
+                    np.zeros((0, 0), dtype=self.ids), np.zeros(0, dtype=np.int8))
         keys = np.concatenate(self.keys)
         first = distinct_keys(keys)[0]
         self.keys = [keys[first]]
