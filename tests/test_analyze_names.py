@@ -268,3 +268,88 @@ def test_graphml_holds_names_with_control_characters(tmp_path, run_cli):
     analyze_json(run_cli, path, "--graph", nodelink)
     data = json.loads(nodelink.read_text())
     assert [node["name"] for node in data["nodes"]] == tokens
+
+
+# --- classification heads: the classes of config.json's id2label ----------------------------
+
+CLASSES = ["NEGATIVE", "NEUTRAL", "POSITIVE", "mixed \"quote\"", "\n", "other"]
+
+
+def classifier(tmp_path, *, config=None, tensor="classifier.weight"):
+    """A checkpoint whose head is a classification head over the six labels of
+    ``HEAD``, with a 9-token tokenizer (the tokens of the model's input, not its
+    classes) and ``config.json`` (a document, or bytes as they are)."""
+    directory = tmp_path / "clf"
+    directory.mkdir(exist_ok=True)
+    save_file({tensor: HEAD, "embeddings.word_embeddings.weight":
+               np.arange(18, dtype=np.float32).reshape(9, 2)},
+              str(directory / "model.safetensors"))
+    (directory / "tokenizer.json").write_text(json.dumps(bpe([f"t{i}" for i in range(9)])))
+    if config is not None:
+        text = config if isinstance(config, bytes) else json.dumps(config).encode()
+        (directory / "config.json").write_bytes(text)
+    return directory
+
+
+@pytest.mark.parametrize("tensor", ["classifier.weight", "classifier.out_proj.weight",
+                                    "score.weight"])
+def test_a_classification_head_is_named_by_id2label(tmp_path, run_cli, tensor):
+    config = {"architectures": ["X"], "id2label": {str(i): c for i, c in enumerate(CLASSES)},
+              "label2id": {c: i for i, c in enumerate(CLASSES)}}
+    path = classifier(tmp_path, config=config, tensor=tensor)
+    doc, err = analyze_json(run_cli, path)
+    assert doc["labels"] == CLASSES
+    assert doc["labels_file"] == str(path / "config.json")
+    assert f"verify: note: label names from {path / 'config.json'} (6 classes)" in err
+    assert "warning" not in err
+
+
+def test_id2label_keys_in_any_order(tmp_path, run_cli):
+    config = {"id2label": {str(i): CLASSES[i] for i in (5, 0, 3, 1, 4, 2)}}
+    doc, _ = analyze_json(run_cli, classifier(tmp_path, config=config))
+    assert doc["labels"] == CLASSES
+
+
+def test_the_tokenizer_still_names_the_embeddings_of_the_same_checkpoint(tmp_path, run_cli):
+    path = classifier(tmp_path, config={"id2label": {str(i): c for i, c in enumerate(CLASSES)}})
+    doc, err = analyze_json(run_cli, path, "--tensor", "embeddings.word_embeddings.weight")
+    assert doc["labels"] == [f"t{i}" for i in range(9)]
+    assert "(9 tokens)" in err
+
+
+def test_a_classification_head_without_config_is_numbered_without_a_warning(tmp_path,
+                                                                           run_cli):
+    """The tokenizer beside a classifier names its inputs, not its classes: it is not
+    read (before, its size gave a warning)."""
+    doc, err = analyze_json(run_cli, classifier(tmp_path))
+    assert doc["labels"] is None and "warning" not in err and "label names" not in err
+
+
+HOSTILE_CONFIGS = {
+    "not JSON": b'{"id2label": {"0": "a",',
+    "not an object": b'["id2label"]',
+    "no id2label": b'{"num_labels": 6}',
+    "id2label a list": json.dumps({"id2label": CLASSES}).encode(),
+    "key not a number": json.dumps({"id2label": {"zero": "a"}}).encode(),
+    "key negative": json.dumps({"id2label": {"-1": "a"}}).encode(),
+    "key with a leading zero": json.dumps(
+        {"id2label": {f"0{i}" if i else "0": c for i, c in enumerate(CLASSES)}}).encode(),
+    "key not ASCII": json.dumps({"id2label": {"\u0663": "a"}}).encode(),  # Arabic-Indic 3
+    "key of 5000 digits": json.dumps({"id2label": {"9" * 5000: "a"}}).encode(),
+    "name not a string": json.dumps({"id2label": {"0": 1}}).encode(),
+    "too few classes": json.dumps({"id2label": {str(i): "c" for i in range(5)}}).encode(),
+    "too many classes": json.dumps({"id2label": {str(i): "c" for i in range(7)}}).encode(),
+    "a class missing": json.dumps(
+        {"id2label": {str(i): "c" for i in (0, 1, 2, 3, 5)}}).encode(),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_CONFIGS))
+def test_hostile_config_warns_in_one_line(tmp_path, run_cli, case):
+    path = classifier(tmp_path, config=HOSTILE_CONFIGS[case])
+    doc, err = analyze_json(run_cli, path)
+    warnings = [line for line in err.splitlines() if line.startswith("verify: warning:")]
+    assert len(warnings) == 1, err
+    assert warnings[0].startswith(f"verify: warning: {path / 'config.json'}: ")
+    assert warnings[0].endswith("; labels shown by number")
+    assert doc["labels"] is None and doc["unargmaxable"] == [4, 5]

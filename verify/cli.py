@@ -911,7 +911,7 @@ def check_against_matrix(argv: list[str]) -> int:
         _check_npy_matrix(args.matrix)
         from verify.analyze.command import TensorRows, load_source
 
-        rows, bias, _ = load_source(args.matrix, args.tensor, args.bias)
+        rows, bias, _, _ = load_source(args.matrix, args.tensor, args.bias)
         if isinstance(rows, list):
             from verify.io.matrix import refuse_irrational
 

@@ -170,18 +170,21 @@ class TensorRows:
 
 
 def load_source(path: str, tensor: str | None, bias: str | None):
-    """``(weights, bias, description)`` of the head at ``path``.
+    """``(weights, bias, description, name)`` of the head at ``path``.
 
     ``weights``: a numpy array or :class:`TensorRows` for binary files (memory-mapped),
     otherwise exact rows (square roots allowed); ``bias``: exact entries or None;
-    ``description``: which tensor of which file (None for plain matrix files).
+    ``description``: which tensor of which file (None for plain matrix files);
+    ``name``: the tensor's name in a checkpoint, else None.
     """
     from verify.io.checkpoint import LoadedTensor, is_checkpoint, load_head
 
     if not is_checkpoint(path) and bias is None:
-        return read_head(path, tensor), None, None
+        return read_head(path, tensor), None, None, None
     source = load_head(path, tensor=tensor, bias=bias)
     weights = source.weights
+    name = weights.name if isinstance(weights, LoadedTensor) and is_checkpoint(path) \
+        else None
     if bias is not None and isinstance(weights, list):
         # A bias head is decided over the rationals (see docs/analyze.md).
         from verify.io.matrix import refuse_irrational
@@ -192,7 +195,7 @@ def load_source(path: str, tensor: str | None, bias: str | None):
     b = source.bias
     if isinstance(b, LoadedTensor):
         b = b.block(0, b.shape[0])  # widened exactly; checked finite by load_head
-    return weights, b, source.description
+    return weights, b, source.description, name
 
 
 def read_head(path: str, tensor: str | None = None):
@@ -236,29 +239,39 @@ def read_names(path: str, n: int) -> list[str]:
     return names
 
 
-def label_names(args, n: int) -> tuple[list[str] | None, str | None]:
+def label_names(args, n: int, tensor: str | None = None
+                ) -> tuple[list[str] | None, str | None]:
     """The label names and the file they come from: ``--labels``, else for a checkpoint
-    the tokens of the ``tokenizer.json`` or ``vocab.txt`` beside it (a note on stderr
-    says which), else none. A vocabulary that cannot name the ``n`` labels is reported
-    in one warning line, and the labels are shown by number."""
+    the tokens of the ``tokenizer.json`` or ``vocab.txt`` beside it, or, where the head
+    ``tensor`` is a classification head, the classes of ``id2label`` in the
+    ``config.json`` beside it (a note on stderr says which), else none. A file that
+    cannot name the ``n`` labels is reported in one warning line, and the labels are
+    shown by number."""
     if args.labels:
         return read_names(args.labels, n), args.labels
-    from verify.io.checkpoint import is_checkpoint
-    from verify.io.vocabulary import VocabularyError, read_vocabulary, vocabulary_file
+    from verify.io.checkpoint import CLASSIFICATION_HEADS, is_checkpoint
+    from verify.io.vocabulary import (
+        VocabularyError,
+        class_names_file,
+        read_class_names,
+        read_vocabulary,
+        vocabulary_file,
+    )
 
     if not is_checkpoint(args.matrix):
         return None, None
-    found = vocabulary_file(args.matrix)
+    classes = tensor in CLASSIFICATION_HEADS
+    found = (class_names_file if classes else vocabulary_file)(args.matrix)
     if found is None:
         return None, None
     try:
-        vocabulary = read_vocabulary(found, labels=n)
+        names = (read_class_names if classes else read_vocabulary)(found, labels=n)
     except VocabularyError as exc:
         print(f"verify: warning: {exc}; labels shown by number", file=sys.stderr)
         return None, None
-    print(f"verify: note: label names from {found} ({len(vocabulary)} tokens)",
-          file=sys.stderr)
-    return vocabulary.tokens, str(found)
+    kind = "classes" if classes else "tokens"
+    print(f"verify: note: label names from {found} ({len(names)} {kind})", file=sys.stderr)
+    return names.tokens, str(found)
 
 
 def _check_output(path: str, option: str) -> None:
@@ -341,10 +354,10 @@ def _run_analyze(args, profile) -> int:
         _check_output(args.certificate, "--certificate")
     if args.html is not None:
         _check_output(args.html, "--html")
-    rows, bias, description = load_source(args.matrix, args.tensor, args.bias)
+    rows, bias, description, tensor = load_source(args.matrix, args.tensor, args.bias)
     source_rows = rows
     n, d = (rows.shape if hasattr(rows, "shape") else (len(rows), len(rows[0])))
-    names, names_file = label_names(args, n)
+    names, names_file = label_names(args, n, tensor)
     if args.plot is not None:
         if d != 2:
             raise InputError(f"{args.matrix}: --plot draws heads of dimension 2; this one "

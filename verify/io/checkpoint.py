@@ -94,6 +94,11 @@ HEAD_NAMES = (
     "tok_embeddings.weight",               # "consolidated" input embedding
 )
 
+#: The head tensors whose labels are classes (named by ``id2label`` of the
+#: ``config.json`` beside them, :func:`verify.io.vocabulary.read_class_names`), not
+#: tokens.
+CLASSIFICATION_HEADS = ("classifier.weight", "classifier.out_proj.weight", "score.weight")
+
 #: ``bias="auto"``: the bias the model adds to the logits of each head tensor, the
 #: first of the listed names present; a head not listed here, or none present, gives
 #: no bias.  (BERT and RoBERTa add ``cls.predictions.bias`` / ``lm_head.bias`` to

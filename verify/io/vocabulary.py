@@ -13,7 +13,11 @@ output head (label ``i`` is the token with id ``i``). Two formats are read:
   from 0 (lines end at ``\\n`` only, so that a token may hold any other character; a
   ``\\r`` ending every line is dropped).
 
-``tokenizer.json`` is preferred when both are present. Every problem (not JSON, not
+``tokenizer.json`` is preferred when both are present. The labels of a classification
+head (``classifier.weight``, ``score.weight``, ...) are classes, not tokens: they are
+named by ``id2label`` of the ``config.json`` beside it (the convention of Hugging Face
+``transformers``: ``{"0": "NEGATIVE", "1": "POSITIVE"}``; :func:`read_class_names`).
+Every problem (not JSON, not
 UTF-8, a file above :data:`MAX_VOCABULARY_BYTES`, an id that is not a non-negative
 integer, two tokens for one id, ids missing below the largest, more tokens than labels
 or fewer) raises :class:`VocabularyError` with a one-line message naming the file; the
@@ -31,11 +35,14 @@ from pathlib import Path
 from verify.io.errors import InputError
 from verify.io.files import regular_file_problem, size_problem
 
-__all__ = ["MAX_VOCABULARY_BYTES", "VOCABULARY_FILES", "Vocabulary", "VocabularyError",
-           "read_vocabulary", "vocabulary_file"]
+__all__ = ["CLASS_NAMES_FILE", "MAX_VOCABULARY_BYTES", "VOCABULARY_FILES", "Vocabulary",
+           "VocabularyError", "class_names_file", "read_class_names", "read_vocabulary",
+           "vocabulary_file"]
 
 #: The names looked for, in this order, in the checkpoint's directory.
 VOCABULARY_FILES = ("tokenizer.json", "vocab.txt")
+#: The file whose ``id2label`` names the classes of a classification head.
+CLASS_NAMES_FILE = "config.json"
 #: A larger vocabulary file is refused before it is read (the largest tokenizers of
 #: public models are about 35 MB).
 MAX_VOCABULARY_BYTES = 128 * 2**20
@@ -69,9 +76,19 @@ def vocabulary_file(checkpoint) -> Path | None:
     ``checkpoint`` is a directory, or a file in one (``model.safetensors``, a sharded
     index); the first of :data:`VOCABULARY_FILES` present in that directory is returned.
     """
+    return _beside(checkpoint, VOCABULARY_FILES)
+
+
+def class_names_file(checkpoint) -> Path | None:
+    """The ``config.json`` beside the checkpoint ``checkpoint`` (as
+    :func:`vocabulary_file`), or None."""
+    return _beside(checkpoint, (CLASS_NAMES_FILE,))
+
+
+def _beside(checkpoint, names) -> Path | None:
     path = Path(checkpoint)
     directory = path if path.is_dir() else path.parent
-    for name in VOCABULARY_FILES:
+    for name in names:
         candidate = directory / name
         try:
             if candidate.exists():
@@ -89,6 +106,39 @@ def read_vocabulary(file, labels: int | None = None) -> Vocabulary:
     is built, so that a hostile id costs nothing).
     """
     file = Path(file)
+    text = _text(file)
+    if file.name.lower().endswith(".json"):
+        ids = _tokenizer_json_ids(file, text)
+    else:
+        ids = _vocab_txt_ids(text)
+    return Vocabulary(file, _tokens_by_id(file, ids, labels))
+
+
+def read_class_names(file, labels: int | None = None) -> Vocabulary:
+    """The class names of ``id2label`` in ``file`` (a ``config.json``): keys are the
+    label numbers as decimal text, values the names; ``labels`` as for
+    :func:`read_vocabulary`."""
+    file = Path(file)
+    doc = _json_document(file, _text(file))
+    id2label = doc.get("id2label") if isinstance(doc, dict) else None
+    if not isinstance(id2label, dict):
+        raise VocabularyError(f"{file}: no id2label object (the class names of a "
+                              "classification head)")
+    found = []
+    for key, name in id2label.items():
+        if not (key.isascii() and key.isdigit() and (key == "0" or key[0] != "0")
+                and len(key) <= 10):
+            raise VocabularyError(f"{file}: id2label key {_show(key)} is not a label "
+                                  "number")
+        if not isinstance(name, str):
+            raise VocabularyError(f"{file}: id2label[{_show(key)}] is {_show(name)}, not "
+                                  "a name")
+        found.append((name, int(key), "id2label"))
+    return Vocabulary(file, _tokens_by_id(file, found, labels))
+
+
+def _text(file: Path) -> str:
+    """The UTF-8 text of ``file``, refused above :data:`MAX_VOCABULARY_BYTES`."""
     problem = regular_file_problem(file) or size_problem(file, MAX_VOCABULARY_BYTES,
                                                          "a vocabulary")
     if problem:
@@ -99,14 +149,9 @@ def read_vocabulary(file, labels: int | None = None) -> Vocabulary:
         raise VocabularyError(f"{file}: cannot read: {exc.strerror or type(exc).__name__}") \
             from None
     try:
-        text = data.decode("utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise VocabularyError(f"{file}: not UTF-8 text (byte {exc.start})") from None
-    if file.name.lower().endswith(".json"):
-        ids = _tokenizer_json_ids(file, text)
-    else:
-        ids = _vocab_txt_ids(text)
-    return Vocabulary(file, _tokens_by_id(file, ids, labels))
 
 
 def _vocab_txt_ids(text: str) -> list:
@@ -118,10 +163,10 @@ def _vocab_txt_ids(text: str) -> list:
     return [(token, i, "line") for i, token in enumerate(lines)]
 
 
-def _tokenizer_json_ids(file: Path, text: str) -> list:
-    """``(token, id, where)`` of ``model.vocab``, then of ``added_tokens``."""
+def _json_document(file: Path, text: str):
+    """The JSON document of ``text`` (the text of ``file``), with one-line errors."""
     try:
-        doc = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise VocabularyError(f"{file}: not JSON (line {exc.lineno}, column {exc.colno}: "
                               f"{exc.msg})") from None
@@ -131,6 +176,11 @@ def _tokenizer_json_ids(file: Path, text: str) -> list:
         reason = ("an integer of more than 4300 digits" if "digits" in str(exc)
                   else str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
         raise VocabularyError(f"{file}: not readable JSON ({reason})") from None
+
+
+def _tokenizer_json_ids(file: Path, text: str) -> list:
+    """``(token, id, where)`` of ``model.vocab``, then of ``added_tokens``."""
+    doc = _json_document(file, text)
     if not isinstance(doc, dict):
         raise VocabularyError(f"{file}: not a tokenizer.json: the document is not an "
                               "object")
