@@ -334,9 +334,11 @@ HOSTILE_CONFIGS = {
     "key negative": json.dumps({"id2label": {"-1": "a"}}).encode(),
     "key with a leading zero": json.dumps(
         {"id2label": {f"0{i}" if i else "0": c for i, c in enumerate(CLASSES)}}).encode(),
-    "key not ASCII": json.dumps({"id2label": {"\u0663": "a"}}).encode(),  # Arabic-Indic 3
+    "key not ASCII": json.dumps({"id2label": {str(i): "c" for i in range(5)}
+                                 | {"\u0665": "c"}}).encode(),  # Arabic-Indic 5
     "key of 5000 digits": json.dumps({"id2label": {"9" * 5000: "a"}}).encode(),
-    "name not a string": json.dumps({"id2label": {"0": 1}}).encode(),
+    "name not a string": json.dumps({"id2label": {str(i): "c" for i in range(5)}
+                                     | {"5": 1}}).encode(),
     "too few classes": json.dumps({"id2label": {str(i): "c" for i in range(5)}}).encode(),
     "too many classes": json.dumps({"id2label": {str(i): "c" for i in range(7)}}).encode(),
     "a class missing": json.dumps(

@@ -139,3 +139,40 @@ def test_cosine_figure_of_a_head_in_dimension_3(tmp_path):
     a = verify.analyze_head([[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1], [-1, 0, 0]])
     fig = a.plot(kind="cosine")
     assert len(fig.axes) == 2
+
+
+def test_characters_the_font_cannot_draw_give_one_warning(tmp_path):
+    """matplotlib warns once per missing character, with its own file and line; the
+    figure gives one MissingGlyphWarning naming them (private-use characters: no font
+    draws them)."""
+    import warnings
+
+    from verify.analyze.plot import MissingGlyphWarning, plot_head
+
+    W = np.array([[0, 0], [2, 0], [0, 2], [2, 2], [1, 1]])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        plot_head(W, tmp_path / "p.png", names=["a", "\ue000", "\ue001\ue000", "b", "c"])
+    assert (tmp_path / "p.png").stat().st_size > 0
+    glyphs = [w for w in caught if "glyph" in str(w.message).lower()]
+    assert [w.category for w in glyphs] == [MissingGlyphWarning]
+    assert '"\\ue000", "\\ue001"' in str(glyphs[0].message)
+
+
+def test_the_command_turns_the_glyph_warning_into_a_note(tmp_path, run_cli):
+    import json
+
+    from safetensors.numpy import save_file
+
+    ckpt = tmp_path / "ckpt"
+    ckpt.mkdir()
+    W = np.array([[0, 0], [2, 0], [0, 2], [2, 2], [1, 1]], dtype=np.float32)
+    save_file({"lm_head.weight": W}, str(ckpt / "model.safetensors"))
+    vocab = {t: i for i, t in enumerate(["a", "\ue000", "b", "c", "d"])}
+    (ckpt / "tokenizer.json").write_text(json.dumps({"model": {"vocab": vocab}}))
+    out = tmp_path / "h.png"
+    code, _, err = run_cli(["analyze", "--matrix", str(ckpt), "--plot", str(out), "--quiet"])
+    assert code == 0 and out.stat().st_size > 0
+    notes = [line for line in err.splitlines() if "glyph" in line.lower()]
+    assert notes == [f'verify: note: {out}: the figure\'s font has no glyph for "\\ue000" '
+                     "(drawn as boxes; the report and --json hold the names)"]

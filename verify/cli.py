@@ -36,7 +36,7 @@ class Parser(argparse.ArgumentParser):
     def _matrix_hint(self, message: str, argv: list[str]) -> str:
         """'; give the matrix file as --matrix FILE' where a command that needs
         --matrix was given an existing file without it (``analyze W.npy``), else ''."""
-        if "required: --matrix" not in message or "--matrix" in argv:
+        if "required: --matrix" not in message:
             return ""
         takes_value = {name for name, action in self._option_string_actions.items()
                        if action.nargs != 0}

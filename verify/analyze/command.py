@@ -418,12 +418,21 @@ def _run_analyze(args, profile) -> int:
         _writing(args.graph, "--graph", lambda: write_graph(graph, args.graph))
         print(f"verify: tie graph written to {args.graph}", file=sys.stderr)
     if args.plot is not None:
-        from verify.analyze.plot import plot_head
+        import warnings
 
-        _writing(args.plot, "--plot", lambda: plot_head(
-            result.head, args.plot, argmax=result.argmax, ties=result.ties, names=names,
-            title=Path(args.matrix).name))
+        from verify.analyze.plot import MissingGlyphWarning, plot_head
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", MissingGlyphWarning)
+            _writing(args.plot, "--plot", lambda: plot_head(
+                result.head, args.plot, argmax=result.argmax, ties=result.ties,
+                names=names, title=Path(args.matrix).name))
         print(f"verify: figure written to {args.plot}", file=sys.stderr)
+        for w in caught:
+            if issubclass(w.category, MissingGlyphWarning):
+                print(f"verify: note: {w.message}", file=sys.stderr)
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     if args.certificate is not None:
         _write_certificate(args, result, source_rows, bias)
     if args.html is not None:

@@ -35,6 +35,8 @@ Jupyter) and save it as PNG when given a path.
 from __future__ import annotations
 
 import os
+import re
+import warnings
 from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 import numpy as np
@@ -47,7 +49,8 @@ if TYPE_CHECKING:
     from verify.analyze.neighbours import CosineSummary
     from verify.analyze.ties import TieAnalysis
 
-__all__ = ["Analysis", "cosine_tie_points", "plot_cosine_ties", "plot_head"]
+__all__ = ["Analysis", "MissingGlyphWarning", "cosine_tie_points", "plot_cosine_ties",
+           "plot_head"]
 
 
 class Analysis(Protocol):
@@ -324,12 +327,38 @@ def _frame(ax, lim: float) -> None:
     ax.set_axisbelow(True)
 
 
+class MissingGlyphWarning(UserWarning):
+    """The figure's font has no glyph for some characters of the label names (one
+    warning per figure, in place of matplotlib's one per character)."""
+
+
+#: matplotlib's warning for a character its fonts cannot draw.
+_GLYPH_MISSING = re.compile(r"Glyph (\d+) .*missing from font")
+
+
 def _save(fig, path) -> None:
     import io
 
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fig.savefig(buf, format="png", dpi=110)
+    missing: dict = {}
+    for w in caught:
+        found = _GLYPH_MISSING.search(str(w.message))
+        if found:
+            missing.setdefault(chr(int(found.group(1))), None)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     write_bytes_atomic(path, buf.getvalue())
+    if missing:
+        from verify.analyze.names import show_name
+
+        shown = ", ".join(show_name(c) for c in list(missing)[:8])
+        more = f" and {len(missing) - 8} more" if len(missing) > 8 else ""
+        warnings.warn(MissingGlyphWarning(
+            f"{path}: the figure's font has no glyph for {shown}{more} (drawn as boxes; "
+            "the report and --json hold the names)"), stacklevel=2)
 
 
 
