@@ -174,5 +174,5 @@ def test_the_command_turns_the_glyph_warning_into_a_note(tmp_path, run_cli):
     code, _, err = run_cli(["analyze", "--matrix", str(ckpt), "--plot", str(out), "--quiet"])
     assert code == 0 and out.stat().st_size > 0
     notes = [line for line in err.splitlines() if "glyph" in line.lower()]
-    assert notes == [f'verify: note: {out}: the figure\'s font has no glyph for "\\ue000" '
-                     "(drawn as boxes; the report and --json hold the names)"]
+    assert notes == [(f'verify: note: {out}: the figure\'s font has no glyph for "\\ue000" '
+                      "(drawn as boxes; the report and --json hold the names)")]
