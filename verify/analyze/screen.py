@@ -178,9 +178,11 @@ def _moments(F: np.ndarray, block: int) -> tuple[np.ndarray, np.ndarray]:
         mean += F[lo:lo + block].sum(axis=0)
     mean /= n
     C = np.zeros((d, d))
+    G = np.empty((min(block, n), d))  # one buffer for the centred blocks
     for lo in range(0, n, block):
-        G = F[lo:lo + block] - mean
-        C += G.T @ G
+        part = G[:min(block, n - lo)]
+        np.subtract(F[lo:lo + block], mean, out=part)
+        C += part.T @ part
     C /= n
     return mean, C
 
@@ -196,14 +198,19 @@ class Float32Rows:
         self.F = np.empty((n, d), dtype=np.float32)
         for lo in range(0, n, block):
             self.F[lo:lo + block] = F[lo:lo + block]
+        # Norms and column maxima without a widened or absolute copy of each block (the
+        # fresh pages of such copies cost more than the arithmetic).
         self.norms = np.empty(n)
         for lo in range(0, n, block):
-            part = self.F[lo:lo + block].astype(np.float64)
-            self.norms[lo:lo + block] = np.sqrt(np.einsum("ij,ij->i", part, part))
+            part = self.F[lo:lo + block]
+            self.norms[lo:lo + block] = np.sqrt(np.einsum("ij,ij->i", part, part,
+                                                          dtype=np.float64))
         self.norm_max = float(self.norms.max()) if n else 0.0
         self.column_max = np.zeros(d)
         for lo in range(0, n, block):
-            self.column_max = np.maximum(self.column_max, np.abs(F[lo:lo + block]).max(axis=0))
+            part = F[lo:lo + block]
+            self.column_max = np.maximum(self.column_max,
+                                         np.maximum(part.max(axis=0), -part.min(axis=0)))
         # F itself is within a relative 2^-53 of the exact rows (plus absolute_error).
         self.absolute_error = absolute_error
         self.d = d
