@@ -33,6 +33,9 @@ def test_an_int_vector_is_the_tuple_of_its_entries(values):
     back = pickle.loads(pickle.dumps(v))
     assert isinstance(back, IntVector) and back == v
     assert np.array_equal(np.asarray(v), np.array(values, dtype=np.int64).reshape(-1))
+    as_float = np.asarray(v, dtype=np.float64)
+    assert as_float.dtype == np.float64 and as_float.tolist() == [float(x) for x in values]
+    assert repr(v) == f"IntVector({t!r})"
 
 
 def test_entries_are_python_integers_for_exact_arithmetic():
